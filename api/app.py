@@ -1,0 +1,40 @@
+"""The FastAPI application: built around a running Senki handed in by the composition root."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI
+
+from api import problems
+from api.limits import BodySizeLimit
+from api.ports import SenkiPort
+from api.routes import health, log
+
+MAX_BODY_BYTES = 256 * 1024
+
+
+def create_app(start: Callable[[], SenkiPort], stop: Callable[[SenkiPort], None]) -> FastAPI:
+    """`start` builds the running service in the lifespan; `stop` releases it."""
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        senki = start()
+        app.state.senki = senki
+        try:
+            yield
+        finally:
+            stop(senki)
+
+    app = FastAPI(
+        title="Senki",
+        summary="An event-sourced campaign ledger for Japanese tabletop RPG combat.",
+        version="0.1.0",
+        lifespan=lifespan,
+    )
+    app.add_middleware(BodySizeLimit, max_bytes=MAX_BODY_BYTES)
+    problems.install(app)
+    app.include_router(health.router)
+    app.include_router(log.router)
+    return app

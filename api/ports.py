@@ -1,0 +1,34 @@
+"""What the HTTP layer needs from the rest of Senki, as protocols (infra implements them).
+
+Keeping these here lets `api/` depend only on `domain/` and on these shapes, as DESIGN.md asks;
+`infra/bootstrap.py` hands in the real objects.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+
+@dataclass(frozen=True)
+class LogHeadView:
+    shard: int
+    position: int
+    chain_hash: str
+
+
+class Unavailable(RuntimeError):
+    """The database cannot be reached right now (HTTP 503)."""
+
+
+class SenkiPort(Protocol):
+    """The running service, as the routes see it."""
+
+    version: str
+    ruleset_versions: dict[str, str]
+
+    def check_ready(self) -> None:
+        """Raise Unavailable unless the database answers a query."""
+
+    def log_heads(self) -> list[LogHeadView]:
+        """The head of every shard's hash chain."""

@@ -1,0 +1,96 @@
+"""RFC 9457 problem details for every error the API returns; never a stack trace."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel, Field
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from api.ports import Unavailable
+from domain.rules.errors import RuleViolation
+
+log = logging.getLogger("senki.api")
+
+PROBLEM_JSON = "application/problem+json"
+TYPE_BASE = "https://senki.dev/problems/"
+
+
+class FieldError(BaseModel):
+    field: str
+    message: str
+
+
+class Problem(BaseModel):
+    """An error, as RFC 9457 describes it, plus the rule that refused the request if any."""
+
+    type: str = Field(description="A stable URI naming the kind of problem.")
+    title: str
+    status: int
+    detail: str = Field(description="What was wrong and what to do about it.")
+    rule_id: str | None = Field(default=None, description="The rule (RULES.md) that refused it.")
+    errors: list[FieldError] | None = Field(default=None, description="Field errors (422).")
+
+
+def problem(status: int, kind: str, title: str, detail: str, **extra: Any) -> JSONResponse:
+    body = Problem(type=TYPE_BASE + kind, title=title, status=status, detail=detail, **extra)
+    return JSONResponse(
+        body.model_dump(exclude_none=True), status_code=status, media_type=PROBLEM_JSON
+    )
+
+
+_TITLES = {
+    400: ("bad-request", "Bad request"),
+    401: ("unauthenticated", "Authentication required"),
+    403: ("forbidden", "Not allowed"),
+    404: ("not-found", "Not found"),
+    405: ("method-not-allowed", "Method not allowed"),
+    409: ("conflict", "Conflict"),
+    412: ("precondition-failed", "Precondition failed"),
+    413: ("too-large", "Request body too large"),
+    415: ("unsupported-media-type", "Unsupported media type"),
+    428: ("precondition-required", "Precondition required"),
+}
+
+
+def install(app: FastAPI) -> None:
+    """Map every exception the app can raise to a problem response."""
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(request: Request, error: StarletteHTTPException) -> JSONResponse:
+        kind, title = _TITLES.get(error.status_code, ("error", "Error"))
+        return problem(error.status_code, kind, title, str(error.detail))
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid(request: Request, error: RequestValidationError) -> JSONResponse:
+        errors = [
+            FieldError(field=".".join(str(p) for p in e["loc"]), message=e["msg"])
+            for e in error.errors()
+        ]
+        summary = "; ".join(f"{e.field}: {e.message}" for e in errors[:5])
+        return problem(422, "invalid-request", "Invalid request", summary, errors=errors)
+
+    @app.exception_handler(RuleViolation)
+    async def refused(request: Request, error: RuleViolation) -> JSONResponse:
+        return problem(
+            422, "rule-violation", "Refused by the rules", str(error), rule_id=error.rule_id
+        )
+
+    @app.exception_handler(Unavailable)
+    async def unavailable(request: Request, error: Unavailable) -> JSONResponse:
+        return problem(503, "unavailable", "Database unavailable", str(error))
+
+    @app.exception_handler(Exception)
+    async def unexpected(request: Request, error: Exception) -> JSONResponse:
+        # Logged with its traceback for the operator; the client gets no internals.
+        log.exception("unhandled error on %s %s", request.method, request.url.path)
+        return problem(
+            500,
+            "internal",
+            "Internal error",
+            "Senki hit an unexpected error; it is logged. Retry with the same Idempotency-Key.",
+        )

@@ -1,0 +1,83 @@
+"""The base of every stored fact: a frozen pydantic model with a stable name and shape version.
+
+Stored events are named by `event_type` and `version`, never by Python module path, so that
+moving a class does not orphan the log; an old shape is read through an upcaster (DESIGN.md,
+"Versioned").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from datetime import datetime
+from typing import Any, ClassVar
+
+from pydantic import BaseModel, ConfigDict, Field
+
+JsonObject = dict[str, Any]
+Upcaster = Callable[[JsonObject], JsonObject]
+
+
+class DomainEvent(BaseModel):
+    """A past-tense fact: who caused it (`by`) and when (`at`), plus its own fields."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    event_type: ClassVar[str] = ""
+    version: ClassVar[int] = 1
+
+    at: datetime = Field(description="When it happened (passed in; the domain has no clock).")
+    by: str = Field(min_length=1, description="Who caused it: a member id, 'gm', or 'system'.")
+
+
+class UnknownEventType(LookupError):
+    """A stored event names a type this build does not know."""
+
+
+class EventRegistry:
+    """Maps stored names to classes and upgrades old shapes step by step."""
+
+    def __init__(self) -> None:
+        self._classes: dict[str, type[DomainEvent]] = {}
+        self._upcasters: dict[tuple[str, int], Upcaster] = {}
+
+    def register(self, *classes: type[DomainEvent]) -> None:
+        for cls in classes:
+            if not cls.event_type:
+                raise TypeError(f"{cls.__name__} has no event_type")
+            known = self._classes.get(cls.event_type)
+            if known is not None and known is not cls:
+                raise TypeError(f"event_type {cls.event_type!r} is taken by {known.__name__}")
+            self._classes[cls.event_type] = cls
+
+    def upcaster(self, event_type: str, from_version: int) -> Callable[[Upcaster], Upcaster]:
+        """Decorator: turns the stored JSON of version `from_version` into `from_version + 1`."""
+
+        def decorate(function: Upcaster) -> Upcaster:
+            self._upcasters[(event_type, from_version)] = function
+            return function
+
+        return decorate
+
+    def topic(self, event: DomainEvent) -> str:
+        return f"{event.event_type}.v{event.version}"
+
+    def decode(self, topic: str, data: JsonObject) -> DomainEvent:
+        event_type, _, version_text = topic.rpartition(".v")
+        cls = self._classes.get(event_type)
+        if cls is None or not version_text.isdigit():
+            raise UnknownEventType(f"no event class for stored topic {topic!r}")
+        stored_version = int(version_text)
+        if stored_version > cls.version:
+            raise UnknownEventType(
+                f"{topic!r} is newer than this build (v{cls.version}); upgrade Senki"
+            )
+        for version in range(stored_version, cls.version):
+            data = self._upcasters[(event_type, version)](data)
+        return cls.model_validate(data)
+
+    def known_types(self) -> Iterable[str]:
+        return sorted(self._classes)
+
+
+registry = EventRegistry()
+"""The one registry of this build; each aggregate module registers its events on import."""

@@ -1,0 +1,5 @@
+"""Rule systems: pure functions that decide; the aggregates apply what they decide."""
+
+from domain.rules.errors import RuleViolation
+
+__all__ = ["RuleViolation"]

@@ -1,0 +1,106 @@
+"""The composition root: the one place that wires settings, PostgreSQL, the ledger and the API."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from importlib.metadata import PackageNotFoundError
+from importlib.metadata import version as package_version
+
+from api.ports import LogHeadView, Unavailable
+from domain.catalog import registry
+from infra.database import Database, DatabaseUnavailable, DatabaseUrls
+from infra.dice_key import load_dice_key
+from infra.services.executor import Executor
+from infra.services.roll_log import RollLogService
+from infra.settings import Settings
+from infra.store.ledger import Ledger, is_unavailable, open_ledger
+from infra.store.migrate import SCHEMA_VERSION, migrate, schema_version
+
+
+class NotMigrated(RuntimeError):
+    """The external database has no (or an older) Senki schema."""
+
+
+def senki_version() -> str:
+    try:
+        return package_version("senki")
+    except PackageNotFoundError:
+        return "0.0.0+unknown"
+
+
+@dataclass
+class Runtime:
+    """A running Senki: what every command, route and background worker shares."""
+
+    settings: Settings
+    database: Database
+    urls: DatabaseUrls
+    ledger: Ledger
+    dice_key: bytes
+    version: str = field(default_factory=senki_version)
+    ruleset_versions: dict[str, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.executor = Executor(self.ledger)
+        self.roll_logs = RollLogService(self.executor, self.dice_key, utc_now)
+
+    def check_ready(self) -> None:
+        try:
+            self.ledger.head()
+        except Exception as error:
+            if is_unavailable(error):
+                raise Unavailable("PostgreSQL does not answer; retry shortly") from error
+            raise
+
+    def log_heads(self) -> list[LogHeadView]:
+        heads = (self.ledger.head(shard=index) for index in range(len(self.ledger.shards)))
+        return [LogHeadView(h.shard, h.position, h.chain_hash) for h in heads]
+
+    def close(self) -> None:
+        self.ledger.close()
+        self.database.close()
+
+
+def utc_now() -> datetime:
+    """The one clock of the process; the domain only ever receives its readings."""
+    return datetime.now(UTC)
+
+
+def start(settings: Settings | None = None) -> Runtime:
+    """Start or attach to PostgreSQL, migrate on the embedded default, open the ledger."""
+    settings = settings or Settings()
+    database = Database(settings)
+    urls = database.open()
+    try:
+        if settings.embedded:
+            migrate(urls.owner, app_role=settings.app_role, shards=settings.shards)
+        else:
+            _require_schema(urls.service)
+        ledger = open_ledger(
+            urls.service, registry=registry, shards=settings.shards, pool_size=settings.pool_size
+        )
+        return Runtime(settings, database, urls, ledger, load_dice_key(settings))
+    except Exception:
+        database.close()
+        raise
+
+
+def _require_schema(url: str) -> None:
+    try:
+        found = schema_version(url)
+    except Exception as error:
+        if is_unavailable(error):
+            raise DatabaseUnavailable(
+                f"cannot reach PostgreSQL at the configured URL: {_first_line(error)}"
+            ) from error
+        raise
+    if found is None or found < SCHEMA_VERSION:
+        raise NotMigrated(
+            f"the database schema is at {found or 'nothing'}, this Senki needs {SCHEMA_VERSION}: "
+            "run `senki db migrate` (as the owning role) first"
+        )
+
+
+def _first_line(error: BaseException) -> str:
+    return (str(error).strip().splitlines() or [type(error).__name__])[0]

@@ -1,0 +1,121 @@
+"""The `senki` command: serve, migrate, verify, configure and roll dice from a terminal."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import sys
+from typing import Annotated
+
+import typer
+from pydantic import ValidationError
+from rich.console import Console
+from rich.table import Table
+
+from infra.cli_dice import dice_app
+from infra.embedded_pg import install_termination_handlers
+from infra.errors import explain
+from infra.settings import Settings
+
+app = typer.Typer(no_args_is_help=True, add_completion=False, help="Senki (戦記) campaign ledger.")
+db_app = typer.Typer(no_args_is_help=True, help="Database schema.")
+app.add_typer(db_app, name="db")
+app.add_typer(dice_app, name="dice")
+console = Console()
+errors = Console(stderr=True)
+
+
+@app.command()
+def serve(
+    host: Annotated[str | None, typer.Option(help="Listen address.")] = None,
+    port: Annotated[int | None, typer.Option(help="Listen port.")] = None,
+) -> None:
+    """Run the HTTP API (on the embedded PostgreSQL unless SENKI_DATABASE_URL is set)."""
+    import uvicorn
+
+    from api.app import create_app
+    from infra import bootstrap
+
+    settings = Settings()
+    runtime = bootstrap.start(settings)
+    where = "embedded PostgreSQL in " + str(settings.data_dir) if settings.embedded else "external"
+    console.print(f"[bold]Senki[/] {runtime.version} on {where}")
+    application = create_app(lambda: runtime, lambda _: runtime.close())
+    uvicorn.run(
+        application,
+        host=host or settings.host,
+        port=port or settings.port,
+        log_level=settings.log_level,
+    )
+
+
+@db_app.command("migrate")
+def db_migrate() -> None:
+    """Create every table, trigger and grant (as the owning role). Safe to run again."""
+    from infra.database import Database
+    from infra.store.migrate import migrate
+
+    settings = Settings()
+    with Database(settings) as urls:
+        version = migrate(urls.owner, app_role=settings.app_role, shards=settings.shards)
+    console.print(f"schema at version {version}; service role {settings.app_role!r} granted")
+
+
+@app.command()
+def verify(
+    expect_head: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="A receipt SHARD:POSITION:HASH kept earlier; fails if it no longer holds."
+        ),
+    ] = None,
+) -> None:
+    """Recompute the hash chain of every shard; exit 1 naming the first bad position."""
+    from infra.verify import run_verify
+
+    raise typer.Exit(run_verify(Settings(), console, expect_head or []))
+
+
+@app.command()
+def config() -> None:
+    """Print the effective settings, secrets masked."""
+    table = Table("setting", "value", title="Effective settings (SENKI_* variables)")
+    for name, value in Settings().masked().items():
+        table.add_row(name, "" if value is None else str(value))
+    console.print(table)
+
+
+def main() -> None:
+    """Entry point: one clear line and a non-zero exit for every expected failure."""
+    # With SENKI_LOG_LEVEL=debug an unexpected error's traceback is logged for a bug report.
+    level = os.environ.get("SENKI_LOG_LEVEL", "warning").upper()
+    logging.basicConfig(level=level if level in logging.getLevelNamesMapping() else "WARNING")
+    # SIGTERM/SIGHUP become a clean exit, so an embedded server this process uses is released.
+    install_termination_handlers()
+    try:
+        app(standalone_mode=False)
+    except typer.Exit as done:
+        sys.exit(done.exit_code)
+    except (typer.Abort, KeyboardInterrupt):
+        sys.exit(130)
+    except ValidationError as error:
+        errors.print(f"[red]error:[/] bad settings: {_settings_problem(error)}")
+        sys.exit(2)
+    except Exception as error:  # every other failure: explained, never a traceback
+        message, code = explain(error)
+        errors.print(f"[red]error:[/] {message}")
+        sys.exit(code)
+
+
+def _settings_problem(error: ValidationError) -> str:
+    parts = []
+    for problem in error.errors():
+        field = ".".join(str(p) for p in problem["loc"])
+        variable = f"SENKI_{field.upper()}" if field else "settings"
+        parts.append(f"{variable}: {problem['msg']}")
+    return "; ".join(parts)
+
+
+def print_json(data: object) -> None:
+    console.print_json(json.dumps(data, ensure_ascii=False, default=str))

@@ -1,0 +1,79 @@
+"""`senki dice …`: roll verifiable dice from a terminal, reveal a log's seed, verify its rolls."""
+
+from __future__ import annotations
+
+from typing import Annotated
+from uuid import UUID
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from domain.dice import parse
+from infra import bootstrap
+from infra.settings import Settings
+
+dice_app = typer.Typer(no_args_is_help=True, help="Verifiable dice (BCDice notation).")
+console = Console()
+
+
+@dice_app.command("roll")
+def roll(
+    expression: Annotated[str, typer.Argument(help="e.g. 2D6+3, 1D100<=65, D66, '1D6>=5 回避'")],
+    log: Annotated[
+        UUID | None, typer.Option(help="Roll log to roll in (default: a new one).")
+    ] = None,
+    client_seed: Annotated[
+        str | None, typer.Option(help="Your own seed, mixed into the dice.")
+    ] = None,
+    purpose: Annotated[str, typer.Option(help="Why (a rule ID, say).")] = "table roll",
+) -> None:
+    """Roll server dice; recorded in a roll log that commits to its seed first."""
+    parse(expression)  # refuse bad notation before anything is opened or stored
+    runtime = bootstrap.start(Settings())
+    try:
+        service = runtime.roll_logs
+        if log is None:
+            opened = service.open("cli", by="cli")
+            log = UUID(opened["id"])
+            console.print(f"new roll log {log}\ncommitment sha256(seed) = {opened['commitment']}")
+        answer = service.roll(log, expression, by="cli", purpose=purpose, client_seed=client_seed)
+    finally:
+        runtime.close()
+    result = answer["roll"]
+    console.print(f"#{result['roll_seq']} {result['text']}")
+    console.print(f"dice: {[r['value'] for r in result['rands']]}  (log {log})")
+
+
+@dice_app.command("reveal")
+def reveal(log: Annotated[UUID, typer.Argument(help="The roll log.")]) -> None:
+    """Publish the log's server seed; after this anyone can recompute its dice."""
+    runtime = bootstrap.start(Settings())
+    try:
+        answer = runtime.roll_logs.reveal(log, by="cli")
+    finally:
+        runtime.close()
+    console.print(f"seed {answer['revealed_seed']} (commitment {answer['commitment']})")
+
+
+@dice_app.command("verify")
+def verify(log: Annotated[UUID, typer.Argument(help="A roll log whose seed is revealed.")]) -> None:
+    """Recompute every die of a revealed log; exit 1 naming each roll that does not match."""
+    runtime = bootstrap.start(Settings())
+    try:
+        state, checks = runtime.roll_logs.audit(log)
+    finally:
+        runtime.close()
+    table = Table("#", "roll", "result", title=f"Roll log {state.id}")
+    for result, check in zip(state.rolls, checks, strict=True):
+        verdict = (
+            "[red]" + "; ".join(check.problems) + "[/]"
+            if check.problems
+            else "[yellow]entered by hand[/]"
+            if check.unverifiable
+            else "[green]recomputed[/]"
+        )
+        table.add_row(str(result.roll_seq), result.text, verdict)
+    console.print(table)
+    if not all(check.ok for check in checks):
+        raise typer.Exit(1)

@@ -1,0 +1,148 @@
+"""Load → decide → save, once, for every command of every aggregate.
+
+Optimistic concurrency: the save names the version it decided on; if another command got
+there first, a command without an If-Match version is decided again on the fresh state (safe:
+deciding is pure), one with If-Match is refused as stale. Idempotency: the first answer is
+stored with the events; a retry with the same key gets that answer and appends nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+from uuid import UUID
+
+from domain.aggregate import AggregateKind, NotFound
+from domain.events import DomainEvent
+from infra.store.ledger import ConcurrencyConflict, DuplicateRequest, Ledger, StreamWrite
+from infra.store.recorder import IdempotencyRecord
+
+S = TypeVar("S")
+Response = dict[str, Any]
+_ATTEMPTS = 5
+
+
+class StaleVersion(RuntimeError):
+    """The client's If-Match version is not the aggregate's current version (HTTP 412)."""
+
+    def __init__(self, expected: int, current: int) -> None:
+        super().__init__(
+            f"you acted on version {expected}, but it is now at version {current}: "
+            "reload it, check what changed, and send the command again with If-Match: "
+            f"{current}"
+        )
+        self.expected = expected
+        self.current = current
+
+
+class IdempotencyKeyReused(RuntimeError):
+    """The same Idempotency-Key came with a different request (HTTP 422)."""
+
+
+@dataclass(frozen=True)
+class Idempotency:
+    """A caller-scoped key and a fingerprint of the request it was first used for."""
+
+    key: str
+    fingerprint: str
+
+
+@dataclass(frozen=True)
+class Loaded(Generic[S]):
+    state: S
+    version: int
+
+
+class Executor:
+    """Runs commands against the ledger; one instance per process."""
+
+    def __init__(self, ledger: Ledger) -> None:
+        self.ledger = ledger
+
+    def load(
+        self, kind: AggregateKind[S], stream_id: UUID, *, upto: int | None = None
+    ) -> Loaded[S]:
+        recorded = self.ledger.read(stream_id, upto=upto)
+        state = kind.rebuild(stream_id, (r.event for r in recorded))
+        if not kind.exists(state):
+            raise NotFound(f"no {kind.name.replace('_', ' ')} {stream_id}")
+        return Loaded(state, recorded[-1].version if recorded else 0)
+
+    def create(
+        self,
+        kind: AggregateKind[S],
+        stream_id: UUID,
+        events: Sequence[DomainEvent],
+        respond: Callable[[S, int], Response],
+        *,
+        idempotency: Idempotency | None = None,
+    ) -> Response:
+        """Start a new stream with its first events."""
+        return self.execute(
+            kind, stream_id, lambda _: list(events), respond, idempotency=idempotency, new=True
+        )
+
+    def execute(
+        self,
+        kind: AggregateKind[S],
+        stream_id: UUID,
+        decide: Callable[[S], list[DomainEvent]],
+        respond: Callable[[S, int], Response],
+        *,
+        expected_version: int | None = None,
+        idempotency: Idempotency | None = None,
+        new: bool = False,
+    ) -> Response:
+        """Decide on the current state and save the events with the response, atomically."""
+        earlier = self._earlier_answer(idempotency)
+        if earlier is not None:
+            return earlier
+        for attempt in range(_ATTEMPTS):
+            loaded = self._current(kind, stream_id, new)
+            if expected_version is not None and loaded.version != expected_version:
+                raise StaleVersion(expected_version, loaded.version)
+            events = decide(loaded.state)
+            after = loaded.state
+            for event in events:
+                after = kind.evolve(after, event)
+            response = respond(after, loaded.version + len(events))
+            record = (
+                IdempotencyRecord(idempotency.key, idempotency.fingerprint, response)
+                if idempotency
+                else None
+            )
+            try:
+                self.ledger.append(
+                    [StreamWrite(stream_id, loaded.version, events)], idempotency=record
+                )
+            except DuplicateRequest:
+                answer = self._earlier_answer(idempotency)
+                assert answer is not None  # the concurrent request committed it
+                return answer
+            except ConcurrencyConflict:
+                if expected_version is not None or new or attempt == _ATTEMPTS - 1:
+                    raise
+                continue
+            return response
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _current(self, kind: AggregateKind[S], stream_id: UUID, new: bool) -> Loaded[S]:
+        if new:
+            if self.ledger.read(stream_id, upto=1):
+                raise ConcurrencyConflict(stream_id, 0)
+            return Loaded(kind.initial(stream_id), 0)
+        return self.load(kind, stream_id)
+
+    def _earlier_answer(self, idempotency: Idempotency | None) -> Response | None:
+        if idempotency is None:
+            return None
+        answer = self.ledger.answer_for(idempotency.key)
+        if answer is None:
+            return None
+        if answer.fingerprint != idempotency.fingerprint:
+            raise IdempotencyKeyReused(
+                "this Idempotency-Key was already used for a different request; "
+                "use a new key for a new request"
+            )
+        return answer.response

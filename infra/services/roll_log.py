@@ -1,0 +1,88 @@
+"""Application service for roll logs: open, roll, reveal, audit."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable
+from datetime import datetime
+from uuid import UUID
+
+from domain import roll_log
+from domain.dice import Verification, commitment, derive_server_seed
+from infra.services.executor import Executor, Idempotency, Response
+
+
+class RollLogService:
+    """Free rolls at the table, with the same verifiable dice encounters use."""
+
+    def __init__(
+        self, executor: Executor, master_key: bytes, clock: Callable[[], datetime]
+    ) -> None:
+        self.executor = executor
+        self.master_key = master_key
+        self.clock = clock
+
+    def open(self, name: str, *, by: str, idempotency: Idempotency | None = None) -> Response:
+        """Open a log and publish the commitment to its server seed."""
+        log_id = uuid.uuid4()
+        seed = derive_server_seed(self.master_key, log_id)
+        events = roll_log.open_log(name, commitment(seed), at=self.clock(), by=by)
+        return self.executor.create(
+            roll_log.KIND, log_id, events, _describe, idempotency=idempotency
+        )
+
+    def roll(
+        self,
+        log_id: UUID,
+        expression: str,
+        *,
+        by: str,
+        purpose: str = "table roll",
+        client_seed: str | None = None,
+        idempotency: Idempotency | None = None,
+    ) -> Response:
+        """Roll server dice in the log; the response carries the recorded roll."""
+        seed = derive_server_seed(self.master_key, log_id)
+        return self.executor.execute(
+            roll_log.KIND,
+            log_id,
+            lambda state: roll_log.roll_dice(
+                state,
+                expression,
+                server_seed=seed,
+                client_seed=client_seed,
+                purpose=purpose,
+                at=self.clock(),
+                by=by,
+            ),
+            lambda state, version: (
+                _describe(state, version) | {"roll": state.rolls[-1].model_dump(mode="json")}
+            ),
+            idempotency=idempotency,
+        )
+
+    def reveal(self, log_id: UUID, *, by: str) -> Response:
+        """Publish the server seed; no more rolls after this."""
+        seed = derive_server_seed(self.master_key, log_id)
+        return self.executor.execute(
+            roll_log.KIND,
+            log_id,
+            lambda state: roll_log.reveal(state, seed, at=self.clock(), by=by),
+            _describe,
+        )
+
+    def audit(self, log_id: UUID) -> tuple[roll_log.RollLog, list[Verification]]:
+        """Recompute every roll of a revealed log."""
+        state = self.executor.load(roll_log.KIND, log_id).state
+        return state, roll_log.audit(state)
+
+
+def _describe(state: roll_log.RollLog, version: int) -> Response:
+    return {
+        "id": str(state.id),
+        "name": state.name,
+        "version": version,
+        "commitment": state.commitment,
+        "rolls": len(state.rolls),
+        "revealed_seed": state.revealed_seed,
+    }

@@ -1,0 +1,117 @@
+"""Every setting Senki reads, in one place (SENKI_* environment variables or a .env file)."""
+
+from __future__ import annotations
+
+from functools import cached_property
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field, SecretStr, field_validator, model_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+LogLevel = Literal["debug", "info", "warning", "error"]
+
+
+class Settings(BaseSettings):
+    """Effective configuration; `senki config` prints it with secrets masked."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="SENKI_", env_file=".env", env_file_encoding="utf-8", extra="ignore"
+    )
+
+    data_dir: Path = Field(
+        default=Path(".senki"),
+        description="Where the embedded PostgreSQL and the generated dice key live.",
+    )
+    database_url: SecretStr | None = Field(
+        default=None,
+        description="External PostgreSQL URL the service writes with (low-privilege role). "
+        "Unset: an embedded PostgreSQL is started in the data directory.",
+    )
+    migration_database_url: SecretStr | None = Field(
+        default=None,
+        description="URL of the owning role used by `senki db migrate` (defaults to database_url).",
+    )
+    app_role: str = Field(
+        default="senki_app",
+        pattern=r"^[a-z_][a-z0-9_]{0,62}$",
+        description="The low-privilege role the service writes with; migrations grant it "
+        "INSERT/SELECT only on the event tables.",
+    )
+    database_name: str = Field(
+        default="senki",
+        pattern=r"^[a-z_][a-z0-9_]{0,62}$",
+        description="Database name on the embedded server.",
+    )
+    dice_master_key: SecretStr | None = Field(
+        default=None,
+        description="Hex master key (32+ bytes) the dice seeds are derived from. Generated into "
+        "the data directory on the first embedded run; required with an external database.",
+    )
+    host: str = "127.0.0.1"
+    port: int = Field(default=8000, ge=1, le=65535)
+    log_level: LogLevel = "info"
+    shards: int = Field(default=1, ge=1, le=64, description="Number of event-log shards.")
+    pool_size: int = Field(default=8, ge=1, le=200)
+
+    @field_validator("database_url", "migration_database_url")
+    @classmethod
+    def _must_be_postgres(cls, value: SecretStr | None) -> SecretStr | None:
+        if value is not None and not value.get_secret_value().startswith(
+            ("postgresql://", "postgres://")
+        ):
+            raise ValueError("must be a postgresql:// URL (or unset for the embedded server)")
+        return value
+
+    @field_validator("dice_master_key")
+    @classmethod
+    def _key_must_be_hex(cls, value: SecretStr | None) -> SecretStr | None:
+        if value is None:
+            return None
+        try:
+            raw = bytes.fromhex(value.get_secret_value())
+        except ValueError:
+            raise ValueError(
+                "must be hexadecimal (e.g. the output of `openssl rand -hex 32`)"
+            ) from None
+        if len(raw) < 32:
+            raise ValueError("must be at least 32 bytes (64 hex characters)")
+        return value
+
+    @model_validator(mode="after")
+    def _external_needs_key(self) -> Settings:
+        if self.database_url is not None and self.dice_master_key is None:
+            raise ValueError(
+                "SENKI_DICE_MASTER_KEY is required with an external database "
+                "(generate one with `openssl rand -hex 32`; keep it in a secret)"
+            )
+        return self
+
+    @property
+    def embedded(self) -> bool:
+        """True when Senki runs its own PostgreSQL in the data directory."""
+        return self.database_url is None
+
+    @cached_property
+    def dice_key_file(self) -> Path:
+        return self.data_dir / "dice-master.key"
+
+    def masked(self) -> dict[str, object]:
+        """The effective settings as plain values, secrets replaced by a mask."""
+        shown: dict[str, object] = {}
+        for name, value in self.model_dump().items():
+            if isinstance(value, SecretStr):
+                shown[name] = _mask_url(value.get_secret_value()) if "url" in name else "********"
+            else:
+                shown[name] = str(value) if isinstance(value, Path) else value
+        return shown
+
+
+def _mask_url(url: str) -> str:
+    """Hide the password of a URL but keep where it points, so an operator can check it."""
+    scheme, _, rest = url.partition("://")
+    credentials, at, location = rest.rpartition("@")
+    if not at:
+        return url
+    user, colon, _ = credentials.partition(":")
+    return f"{scheme}://{user}:********@{location}" if colon else url

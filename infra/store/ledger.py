@@ -1,0 +1,241 @@
+"""The event log as the application services see it: read a stream, append atomically.
+
+Built on the eventsourcing library's PostgreSQL recorder (one per shard). Optimistic
+concurrency comes from the (stream, version) primary key: two writers that read the same
+version cannot both append the next one.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+from uuid import UUID
+
+import psycopg
+from eventsourcing.persistence import IntegrityError, StoredEvent
+from eventsourcing.postgres import PostgresDatastore
+from psycopg.sql import SQL, Identifier
+
+from domain.events import DomainEvent, EventRegistry
+from infra.store.chain import ChainReport, ChainRow, genesis_hash, walk
+from infra.store.mapper import PydanticMapper, Recorded
+from infra.store.names import SCHEMA, ShardTables
+from infra.store.recorder import IdempotencyRecord, SenkiRecorder
+
+
+class ConcurrencyConflict(RuntimeError):
+    """Another command appended to the stream since it was read."""
+
+    def __init__(self, stream_id: UUID, expected_version: int) -> None:
+        super().__init__(
+            f"stream {stream_id} changed after version {expected_version}: reload and retry"
+        )
+        self.stream_id = stream_id
+        self.expected_version = expected_version
+
+
+class DuplicateRequest(RuntimeError):
+    """The idempotency key was recorded by a concurrent request while this one ran."""
+
+    def __init__(self, key: str) -> None:
+        super().__init__(f"idempotency key {key!r} was answered by a concurrent request")
+        self.key = key
+
+
+@dataclass(frozen=True)
+class StreamWrite:
+    """New events for one stream, numbered after `expected_version`."""
+
+    stream_id: UUID
+    expected_version: int
+    events: Sequence[DomainEvent]
+
+
+@dataclass(frozen=True)
+class StoredAnswer:
+    fingerprint: str
+    response: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class LogHead:
+    """The receipt a table keeps: the last position of a shard and its chain hash."""
+
+    shard: int
+    position: int
+    chain_hash: str
+
+
+class Shard:
+    """One events table (and its sidecars) on one PostgreSQL database."""
+
+    def __init__(self, datastore: PostgresDatastore, tables: ShardTables) -> None:
+        self.datastore = datastore
+        self.tables = tables
+        self.recorder = SenkiRecorder(datastore, tables=tables)
+
+    def table(self, name: str) -> SQL:
+        return SQL("{0}.{1}").format(Identifier(SCHEMA), Identifier(name))  # type: ignore[return-value]
+
+
+class Ledger:
+    """Reads and appends events across the shards of the log."""
+
+    def __init__(self, shards: Sequence[Shard], mapper: PydanticMapper) -> None:
+        if not shards:
+            raise ValueError("a ledger needs at least one shard")
+        self.shards = list(shards)
+        self.mapper = mapper
+
+    def read(
+        self, stream_id: UUID, *, shard: int = 0, after: int = 0, upto: int | None = None
+    ) -> list[Recorded]:
+        """The stream's events with versions in (after, upto], oldest first."""
+        rows = self.shards[shard].recorder.select_events(stream_id, gt=after or None, lte=upto)
+        return [self.mapper.to_recorded(row) for row in rows]
+
+    def append(
+        self,
+        writes: Sequence[StreamWrite],
+        *,
+        shard: int = 0,
+        idempotency: IdempotencyRecord | None = None,
+    ) -> list[int]:
+        """Append every write in one transaction; returns the log positions assigned."""
+        stored = [
+            self.mapper.to_stored(write.stream_id, write.expected_version + offset, event)
+            for write in writes
+            for offset, event in enumerate(write.events, start=1)
+        ]
+        try:
+            ids = self.shards[shard].recorder.insert_events(stored, idempotency=idempotency)
+        except IntegrityError as error:
+            raise self._explain(error, writes, idempotency) from error
+        return list(ids or [])
+
+    def _explain(
+        self,
+        error: IntegrityError,
+        writes: Sequence[StreamWrite],
+        idempotency: IdempotencyRecord | None,
+    ) -> Exception:
+        cause = error.__cause__
+        constraint = getattr(getattr(cause, "diag", None), "constraint_name", None) or ""
+        if idempotency is not None and constraint.startswith("idempotency_"):
+            return DuplicateRequest(idempotency.key)
+        if constraint.startswith("events_"):
+            first = writes[0]
+            return ConcurrencyConflict(first.stream_id, first.expected_version)
+        return error
+
+    def answer_for(self, key: str, *, shard: int = 0) -> StoredAnswer | None:
+        """The first answer recorded under an idempotency key, if any."""
+        target = self.shards[shard]
+        query = SQL("SELECT fingerprint, response FROM {0} WHERE key = %s").format(
+            target.table(target.tables.idempotency)
+        )
+        with target.datastore.transaction(commit=False) as cursor:
+            cursor.execute(query, (key,))
+            row = cursor.fetchone()
+        if row is None:
+            return None
+        response = row["response"]
+        return StoredAnswer(
+            row["fingerprint"], response if isinstance(response, dict) else json.loads(response)
+        )
+
+    def head(self, *, shard: int = 0) -> LogHead:
+        """The newest position of a shard and its chain link (genesis when empty)."""
+        target = self.shards[shard]
+        query = SQL(
+            "SELECT notification_id, chain_hash FROM {0} ORDER BY notification_id DESC LIMIT 1"
+        ).format(target.table(target.tables.events))
+        with target.datastore.transaction(commit=False) as cursor:
+            cursor.execute(query)
+            row = cursor.fetchone()
+        if row is None:
+            return LogHead(shard, 0, genesis_hash(target.tables.chain_genesis).hex())
+        return LogHead(shard, int(row["notification_id"]), bytes(row["chain_hash"]).hex())
+
+    def link_at(self, position: int, *, shard: int = 0) -> str | None:
+        """The stored chain link at a position (hex), or None if no event stands there."""
+        target = self.shards[shard]
+        query = SQL("SELECT chain_hash FROM {0} WHERE notification_id = %s").format(
+            target.table(target.tables.events)
+        )
+        with target.datastore.transaction(commit=False) as cursor:
+            cursor.execute(query, (position,))
+            row = cursor.fetchone()
+        return None if row is None or row["chain_hash"] is None else bytes(row["chain_hash"]).hex()
+
+    def verify(self, *, shard: int = 0) -> ChainReport:
+        """Walk the shard's whole chain from the database."""
+        target = self.shards[shard]
+        return walk(self._chain_rows(target), target.tables.chain_genesis)
+
+    def _chain_rows(self, target: Shard) -> Iterator[ChainRow]:
+        query = SQL(
+            "SELECT notification_id, originator_id, originator_version, topic, state, "
+            "chain_prev, chain_hash FROM {0} ORDER BY notification_id"
+        ).format(target.table(target.tables.events))
+        with (
+            target.datastore.get_connection() as conn,
+            conn.transaction(),
+            conn.cursor(name="senki_verify") as cursor,
+        ):
+            cursor.itersize = 2000
+            cursor.execute(query)
+            for row in cursor:
+                yield _chain_row(row)
+
+    def read_log(self, *, shard: int = 0, after: int = 0, limit: int = 500) -> list[Recorded]:
+        """Events of every stream in log order, after a position (for projections and export)."""
+        notifications = self.shards[shard].recorder.select_notifications(
+            start=after + 1, limit=limit
+        )
+        return [
+            self.mapper.to_recorded(
+                StoredEvent(n.originator_id, n.originator_version, n.topic, n.state), n.id
+            )
+            for n in notifications
+        ]
+
+    def close(self) -> None:
+        for shard in self.shards:
+            shard.datastore.close()
+
+
+def _chain_row(row: dict[str, Any]) -> ChainRow:
+    return ChainRow(
+        position=int(row["notification_id"]),
+        stream_id=row["originator_id"],
+        version=int(row["originator_version"]),
+        topic=row["topic"] or "",
+        state=bytes(row["state"] or b""),
+        chain_prev=row["chain_prev"],
+        chain_hash=bytes(row["chain_hash"]) if row["chain_hash"] is not None else None,
+    )
+
+
+def is_unavailable(error: BaseException) -> bool:
+    """True for errors that mean the database cannot be reached (not a bad request)."""
+    return isinstance(error, psycopg.OperationalError) or type(error).__name__ in {
+        "OperationalError",
+        "InterfaceError",
+        "PoolTimeout",
+    }
+
+
+def open_ledger(
+    url: str, *, registry: EventRegistry, shards: int = 1, pool_size: int = 4
+) -> Ledger:
+    """A ledger over `shards` events tables on one database (per-shard URLs come later)."""
+    from infra.store.connect import datastore_for
+
+    datastore = datastore_for(url, pool_size=pool_size)
+    return Ledger(
+        [Shard(datastore, ShardTables(index)) for index in range(shards)],
+        PydanticMapper(registry),
+    )

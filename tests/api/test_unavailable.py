@@ -1,0 +1,40 @@
+"""When PostgreSQL goes away, readiness says 503 with a problem document, not a stack trace."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from fastapi.testclient import TestClient
+
+from api.app import create_app
+from api.ports import LogHeadView, Unavailable
+
+
+class DownDatabase:
+    """A fake service whose database does not answer."""
+
+    version = "test"
+    ruleset_versions: ClassVar[dict[str, str]] = {}
+
+    def check_ready(self) -> None:
+        raise Unavailable("PostgreSQL does not answer; retry shortly")
+
+    def log_heads(self) -> list[LogHeadView]:
+        raise RuntimeError("boom: internal detail that must not leak")
+
+
+def test_readiness_is_503_when_the_database_is_down() -> None:
+    with TestClient(create_app(DownDatabase, lambda _: None)) as client:
+        response = client.get("/readyz")
+    assert response.status_code == 503
+    assert response.json()["detail"] == "PostgreSQL does not answer; retry shortly"
+
+
+def test_an_unexpected_error_is_a_500_problem_without_internals() -> None:
+    app = create_app(DownDatabase, lambda _: None)
+    with TestClient(app, raise_server_exceptions=False) as client:
+        response = client.get("/v1/log/head")
+    assert response.status_code == 500
+    assert response.headers["content-type"] == "application/problem+json"
+    assert "boom" not in response.text
+    assert "Traceback" not in response.text

@@ -1,0 +1,83 @@
+"""Stored JSON shapes never change in place: each event type has a golden file that must load.
+
+To add a shape: write the event's JSON to tests/golden/events/<topic>.json (the test prints
+it when missing). To change a shape: bump the class version, add an upcaster, keep the old
+file — it must still load through the upcaster.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from domain.catalog import registry
+from domain.dice import commitment, roll
+from domain.events import DomainEvent, EventRegistry, UnknownEventType
+from domain.roll_log import DiceRolled, DiceSeedRevealed, RollLogOpened
+
+GOLDEN = Path(__file__).parent.parent / "golden" / "events"
+AT = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
+SEED = bytes(32)
+STREAM = __import__("uuid").UUID("00000000-0000-4000-8000-00000000000a")
+
+SAMPLES: list[DomainEvent] = [
+    RollLogOpened(name="table", commitment=commitment(SEED), at=AT, by="gm"),
+    DiceRolled(
+        result=roll(
+            "2D6+3>=10 攻撃",
+            server_seed=SEED,
+            stream_id=STREAM,
+            roll_seq=0,
+            purpose="GD-CHK-1",
+            client_seed="p1",
+        ),
+        at=AT,
+        by="member-1",
+    ),
+    DiceSeedRevealed(server_seed=SEED.hex(), at=AT, by="gm"),
+]
+
+
+@pytest.mark.parametrize("event", SAMPLES, ids=registry.topic)
+def test_the_golden_json_of_each_event_still_loads_to_the_same_event(event: DomainEvent) -> None:
+    path = GOLDEN / f"{registry.topic(event)}.json"
+    current = json.loads(event.model_dump_json())
+    if not path.exists():
+        pytest.fail(
+            f"no golden file; create {path} with:\n{json.dumps(current, ensure_ascii=False)}"
+        )
+    stored = json.loads(path.read_text(encoding="utf-8"))
+    assert registry.decode(registry.topic(event), stored) == event
+
+
+def test_every_registered_event_type_has_a_golden_file() -> None:
+    topics = {path.stem for path in GOLDEN.glob("*.json")}
+    versions = {t.rpartition(".v")[0] for t in topics}
+    assert set(registry.known_types()) <= versions
+
+
+def test_an_old_shape_is_upcast_when_read() -> None:
+    local = EventRegistry()
+
+    class Marked(DomainEvent):
+        event_type = "test.Marked"
+        version = 2
+        marks: int
+        reason: str
+
+    local.register(Marked)
+
+    @local.upcaster("test.Marked", 1)
+    def add_reason(data: dict[str, object]) -> dict[str, object]:
+        return data | {"reason": "unknown (recorded before v2)"}
+
+    event = local.decode("test.Marked.v1", {"at": AT.isoformat(), "by": "gm", "marks": 3})
+    assert event == Marked(marks=3, reason="unknown (recorded before v2)", at=AT, by="gm")
+
+
+def test_a_newer_shape_than_this_build_is_refused_with_a_clear_error() -> None:
+    with pytest.raises(UnknownEventType, match="upgrade Senki"):
+        registry.decode("RollLogOpened.v9", {})
