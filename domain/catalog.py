@@ -3,8 +3,15 @@
 from __future__ import annotations
 
 from domain import roll_log
+from domain.campaign import campaign, character, scenario, unit
 from domain.events import registry
 
-AGGREGATES = (roll_log.KIND,)
+AGGREGATES = (
+    roll_log.KIND,
+    campaign.KIND,
+    character.KIND,
+    unit.KIND,
+    scenario.KIND,
+)
 
 __all__ = ["AGGREGATES", "registry"]
