@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from domain import roll_log
 from domain.campaign import campaign, character, scenario, unit
+from domain.encounter import aggregate as encounter
 from domain.events import registry
 
 AGGREGATES = (
@@ -12,6 +13,7 @@ AGGREGATES = (
     character.KIND,
     unit.KIND,
     scenario.KIND,
+    encounter.KIND,
 )
 
 __all__ = ["AGGREGATES", "registry"]

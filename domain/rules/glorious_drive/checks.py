@@ -7,7 +7,7 @@ from pydantic import BaseModel, ConfigDict
 from domain.rules.errors import RuleViolation
 from domain.rules.glorious_drive.draws import checked_face
 from domain.rules.glorious_drive.options import GloriousDriveOptions
-from domain.rules.glorious_drive.outcome import Decision, DieRoll
+from domain.rules.outcome import Decision, DieRoll
 
 CRITICAL_FROM = 96  # GD-CHK-1: a 1D100 of 96–100 succeeds whatever the difficulty.
 

@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict
 
 from domain.rules.errors import RuleViolation
 from domain.rules.glorious_drive.options import GloriousDriveOptions
-from domain.rules.glorious_drive.outcome import Decision
+from domain.rules.outcome import Decision
 
 
 class SkillStepHp(BaseModel):

@@ -8,7 +8,7 @@ from pydantic import BaseModel, ConfigDict
 
 from domain.rules.errors import RuleViolation
 from domain.rules.glorious_drive.options import GloriousDriveOptions, SituationTarget
-from domain.rules.glorious_drive.outcome import Decision
+from domain.rules.outcome import Decision
 from domain.rules.glorious_drive.rounding import percent_of
 from domain.rules.glorious_drive.situation import (
     SituationGrade,

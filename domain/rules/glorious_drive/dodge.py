@@ -5,7 +5,7 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict
 
 from domain.rules.glorious_drive.draws import checked_face
-from domain.rules.glorious_drive.outcome import Decision, DieRoll
+from domain.rules.outcome import Decision, DieRoll
 
 
 class DodgeResult(BaseModel):

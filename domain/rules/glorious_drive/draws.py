@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from domain.rules.errors import RuleViolation
-from domain.rules.glorious_drive.outcome import DieRoll
+from domain.rules.outcome import DieRoll
 
 Draw = Callable[[int, str], int]
 

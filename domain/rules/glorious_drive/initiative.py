@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict
 
 from domain.rules.errors import RuleViolation
 from domain.rules.glorious_drive.draws import Draw, checked_face, draw_checked
-from domain.rules.glorious_drive.outcome import Decision
+from domain.rules.outcome import Decision
 
 # A rigged `draw` that always ties would loop forever; a fair 1D6 never needs this many.
 MAX_REROLL_ROUNDS = 200

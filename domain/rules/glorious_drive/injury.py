@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict
 from domain.rules.errors import RuleViolation
 from domain.rules.glorious_drive.draws import Draw, draw_checked
 from domain.rules.glorious_drive.options import FaintRule, GloriousDriveOptions
-from domain.rules.glorious_drive.outcome import Decision, DieRoll
+from domain.rules.outcome import Decision, DieRoll
 
 Injury = Literal["none", "faint", "shutdown", "critical", "incapacitated", "dead"]
 

@@ -9,7 +9,7 @@ from itertools import pairwise
 from pydantic import BaseModel, ConfigDict
 
 from domain.rules.errors import RuleViolation
-from domain.rules.glorious_drive.outcome import Decision
+from domain.rules.outcome import Decision
 from domain.rules.glorious_drive.position import Position
 from domain.rules.glorious_drive.terrain import (
     VERTICAL_STEP_COST,

@@ -1,0 +1,159 @@
+"""The Encounter aggregate: generic over rulesets; it checks turn and issuer, the ruleset decides.
+
+`decide` refuses a command that is not legal at this point of the procedure (RuleViolation
+citing the ruleset's procedure rule) or that its issuer may not issue (NotPermitted), then
+builds the `Dice` and hands the command to the ruleset. Nothing changes on a refusal: the
+state is frozen and events are only returned.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from domain.aggregate import AggregateKind
+from domain.dice import Verification, verify, verify_commitment
+from domain.encounter.commands import COMMANDS, JoinCombatant, OpenEncounter, RevealSeed
+from domain.encounter.errors import NotPermitted, WrongState
+from domain.encounter.events import CombatantJoined, EncounterOpened, EncounterSeedRevealed
+from domain.encounter.guards import (
+    check_dice_before_rulings,
+    require_gm,
+    require_legal,
+    require_open,
+    require_running,
+)
+from domain.encounter.rulesets import ruleset_for
+from domain.encounter.state import Encounter, evolve
+from domain.events import DomainEvent, JsonObject
+from domain.rules.records import Dice, DiceSource
+from domain.rules.ruleset import Command, CommandContext, LegalCommand, ProcedurePoint
+
+_REVEALED = "the server seed is revealed, so server dice would be predictable; enter them by hand"
+
+__all__ = [
+    "KIND",
+    "Encounter",
+    "audit",
+    "decide",
+    "evolve",
+    "legal_commands",
+    "parse_command",
+    "procedure",
+]
+
+KIND = AggregateKind[Encounter]("encounter", lambda i: Encounter(id=i), evolve, lambda s: s.opened)
+
+
+def parse_command(state: Encounter, command_type: str, payload: JsonObject) -> Command:
+    """Read a command by name (as the API receives it): the Encounter's or its ruleset's."""
+    known = {c.command_type: c for c in COMMANDS}
+    if state.opened:
+        known |= {c.command_type: c for c in state.ruleset.commands}
+    found = known.get(command_type)
+    if found is None:
+        raise WrongState(f"unknown command {command_type!r}; known: {sorted(known)}")
+    return found.model_validate(payload)
+
+
+def procedure(state: Encounter) -> ProcedurePoint:
+    """Where the fight stands and what it awaits (the ruleset's answer)."""
+    require_open(state)
+    return state.ruleset.procedure(state.rules)
+
+
+def legal_commands(state: Encounter) -> list[LegalCommand]:
+    """Commands legal now, with who may issue them; none once the fight has ended."""
+    if not state.opened or state.ended:
+        return []
+    return state.ruleset.legal_commands(state.rules)
+
+
+def decide(
+    state: Encounter,
+    command: Command,
+    ctx: CommandContext,
+    *,
+    server_seed: bytes | None = None,
+    hand_faces: Sequence[int] | None = None,
+) -> list[DomainEvent]:
+    """The events a command leads to, or a refusal that changes nothing."""
+    meta = {"at": ctx.at, "by": ctx.by}
+    match command:
+        case OpenEncounter():
+            return _open(state, command, ctx)
+        case JoinCombatant():
+            require_gm(ctx, "bring in a combatant")
+            require_running(state)
+            if state.controller_of(command.combatant_id) is not None:
+                raise WrongState(f"combatant {command.combatant_id!r} has joined already")
+            sheet = state.ruleset.sheet_model.model_validate(command.sheet)
+            data = command.model_dump() | {"sheet": sheet.model_dump(mode="json")}
+            return [CombatantJoined(**data, **meta)]
+        case RevealSeed():
+            return _reveal(state, command, ctx)
+    require_running(state)
+    require_legal(state, command, ctx)
+    if hand_faces is not None and not ctx.is_gm:
+        raise NotPermitted("only the GM enters dice rolled by hand")
+    if server_seed is not None and not verify_commitment(server_seed, state.commitment):
+        raise WrongState("the server seed does not match this encounter's commitment")
+    source = _dice_source(state, ctx, server_seed, hand_faces)
+    dice = Dice(source, by=ctx.by, at=ctx.at)
+    events = state.ruleset.decide(state.rules, command, dice, ctx)
+    dice.check_settled()
+    check_dice_before_rulings(state, events)
+    return events
+
+
+def audit(state: Encounter) -> list[Verification]:
+    """Recompute every die from the revealed seed (checked against the commitment)."""
+    if state.revealed_seed is None:
+        raise WrongState("the seed is not revealed yet: reveal it before verifying")
+    seed = bytes.fromhex(state.revealed_seed)
+    return [
+        verify(r, server_seed=seed, stream_id=state.id, commitment=state.commitment)
+        for r in state.rolls
+    ]
+
+
+def _dice_source(
+    state: Encounter,
+    ctx: CommandContext,
+    server_seed: bytes | None,
+    hand_faces: Sequence[int] | None,
+) -> DiceSource:
+    faces = tuple(hand_faces) if hand_faces is not None else None
+    common = {"stream_id": state.id, "next_roll_seq": len(state.rolls), "hand_faces": faces}
+    if state.revealed_seed is not None:  # a known seed makes every later server die known
+        return DiceSource(**common, why_no_server_dice=_REVEALED)
+    return DiceSource(**common, server_seed=server_seed, client_seed=ctx.client_seed)
+
+
+def _open(state: Encounter, command: OpenEncounter, ctx: CommandContext) -> list[DomainEvent]:
+    require_gm(ctx, "open an encounter")
+    if state.opened:
+        raise WrongState("this encounter is open already")
+    ruleset = ruleset_for(command.ruleset_id)
+    options = ruleset.options_model.model_validate(command.options).model_dump(mode="json")
+    battle_map = ruleset.map_model.model_validate(command.battle_map).model_dump(mode="json")
+    return [
+        EncounterOpened(
+            ruleset_id=ruleset.id,
+            ruleset_version=ruleset.version,
+            options=options,
+            battle_map=battle_map,
+            commitment=command.commitment,
+            at=ctx.at,
+            by=ctx.by,
+        )
+    ]
+
+
+def _reveal(state: Encounter, command: RevealSeed, ctx: CommandContext) -> list[DomainEvent]:
+    require_gm(ctx, "reveal the seed")
+    require_open(state)
+    if state.revealed_seed is not None:
+        return []  # revealing twice changes nothing
+    if not verify_commitment(bytes.fromhex(command.server_seed), state.commitment):
+        raise WrongState("that seed does not match the commitment published at opening")
+    return [EncounterSeedRevealed(server_seed=command.server_seed, at=ctx.at, by=ctx.by)]

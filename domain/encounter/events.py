@@ -1,0 +1,37 @@
+"""The Encounter's own facts; the ruleset's facts live with the ruleset (domain/rules)."""
+
+from __future__ import annotations
+
+from domain.events import DomainEvent, JsonObject, registry
+
+
+class EncounterOpened(DomainEvent):
+    """A fight opens under a ruleset version and options, on a map, with a dice commitment."""
+
+    event_type = "EncounterOpened"
+    ruleset_id: str
+    ruleset_version: str
+    options: JsonObject  # every option in force, defaults filled in
+    battle_map: JsonObject
+    commitment: str  # sha256(server_seed), hex
+
+
+class CombatantJoined(DomainEvent):
+    """A combatant joins: who controls it, its side, and a snapshot of its sheet."""
+
+    event_type = "CombatantJoined"
+    combatant_id: str
+    name: str
+    side: str
+    controller: str
+    sheet: JsonObject
+
+
+class EncounterSeedRevealed(DomainEvent):
+    """The server seed, revealed so anyone can recompute every die (it must match)."""
+
+    event_type = "EncounterSeedRevealed"
+    server_seed: str  # hex
+
+
+registry.register(EncounterOpened, CombatantJoined, EncounterSeedRevealed)

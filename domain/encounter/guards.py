@@ -1,0 +1,64 @@
+"""Checks every command passes before its ruleset sees it: state, turn, issuer, dice."""
+
+from __future__ import annotations
+
+from domain.encounter.errors import NotPermitted, WrongState
+from domain.encounter.state import Encounter
+from domain.events import DomainEvent
+from domain.rules.errors import RuleViolation
+from domain.rules.records import EncounterDiceRolled, RulingRecorded
+from domain.rules.ruleset import Command, CommandContext
+
+
+def require_open(state: Encounter) -> None:
+    if not state.opened:
+        raise WrongState("the encounter is not open: open it first")
+
+
+def require_running(state: Encounter) -> None:
+    require_open(state)
+    if state.ended:
+        raise WrongState("the encounter has ended; no more commands")
+
+
+def require_gm(ctx: CommandContext, doing: str) -> None:
+    if not ctx.is_gm:
+        raise NotPermitted(f"only the GM may {doing}")
+
+
+def require_legal(state: Encounter, command: Command, ctx: CommandContext) -> None:
+    legal = [
+        entry
+        for entry in state.ruleset.legal_commands(state.rules)
+        if entry.command == command.command_type and entry.combatant == command.combatant
+    ]
+    if not legal:
+        point = state.ruleset.procedure(state.rules)
+        awaited = ", ".join(
+            f"{a.command}({a.combatant})" if a.combatant else a.command for a in point.awaiting
+        )
+        who = f" for {command.combatant}" if command.combatant else ""
+        raise RuleViolation(
+            state.ruleset.procedure_rule,
+            f"{command.command_type}{who} is not legal now (turn {point.turn}, {point.phase}"
+            f"{', ' + point.step if point.step else ''}); awaiting: {awaited or 'nothing'}",
+        )
+    if ctx.is_gm:
+        return  # the GM may act for any combatant (enemies, absent players)
+    if not any(
+        e.issuer == "controller" and state.controller_of(e.combatant or "") == ctx.by for e in legal
+    ):
+        raise NotPermitted(
+            f"{ctx.by} may not issue {command.command_type}"
+            + (f" for {command.combatant}" if command.combatant else "; only the GM may")
+        )
+
+
+def check_dice_before_rulings(state: Encounter, events: list[DomainEvent]) -> None:
+    """No outcome from an unrecorded die: every die a ruling cites was recorded before it."""
+    recorded = {r.roll_seq for r in state.rolls}
+    for event in events:
+        if isinstance(event, EncounterDiceRolled):
+            recorded.add(event.result.roll_seq)
+        elif isinstance(event, RulingRecorded) and not set(event.roll_seqs) <= recorded:
+            raise RuntimeError(f"ruling {event.rule_ids} cites dice not recorded before it")

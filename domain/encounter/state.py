@@ -1,0 +1,82 @@
+"""The Encounter's state and how each event changes it (pure); generic over rulesets."""
+
+from __future__ import annotations
+
+from uuid import UUID
+
+from pydantic import BaseModel, ConfigDict
+
+from domain.dice import RollResult
+from domain.encounter.events import CombatantJoined, EncounterOpened, EncounterSeedRevealed
+from domain.encounter.rulesets import ruleset_for
+from domain.events import DomainEvent, JsonObject
+from domain.rules.records import EncounterDiceRolled, EncounterEnded, RulingRecorded
+from domain.rules.ruleset import AnyRuleset, Entrant
+
+
+class Encounter(BaseModel):
+    """One fight: the generic record plus the ruleset's own state (`rules`)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    id: UUID
+    version: int = 0  # events applied; the store's expected version
+    ruleset_id: str = ""
+    ruleset_version: str = ""
+    options: JsonObject = {}
+    battle_map: JsonObject = {}
+    commitment: str = ""
+    combatants: tuple[Entrant, ...] = ()
+    rules: BaseModel | None = None  # the ruleset's own frozen state
+    rolls: tuple[RollResult, ...] = ()
+    rulings: int = 0
+    ended: bool = False
+    revealed_seed: str | None = None
+
+    @property
+    def opened(self) -> bool:
+        return bool(self.ruleset_id)
+
+    @property
+    def ruleset(self) -> AnyRuleset:
+        return ruleset_for(self.ruleset_id)
+
+    def controller_of(self, combatant_id: str) -> str | None:
+        return next((c.controller for c in self.combatants if c.combatant_id == combatant_id), None)
+
+
+def evolve(state: Encounter, event: DomainEvent) -> Encounter:
+    """Apply one event: the generic record first, then the ruleset's own state."""
+    state = state.model_copy(update={"version": state.version + 1})
+    match event:
+        case EncounterOpened():
+            ruleset = ruleset_for(event.ruleset_id)
+            return state.model_copy(
+                update={
+                    "ruleset_id": event.ruleset_id,
+                    "ruleset_version": event.ruleset_version,
+                    "options": event.options,
+                    "battle_map": event.battle_map,
+                    "commitment": event.commitment,
+                    "rules": ruleset.initial_state(event.options, event.battle_map),
+                }
+            )
+        case CombatantJoined():
+            entrant = Entrant(**event.model_dump(exclude={"at", "by"}))
+            return state.model_copy(
+                update={
+                    "combatants": (*state.combatants, entrant),
+                    "rules": state.ruleset.joined(state.rules, entrant),
+                }
+            )
+        case EncounterSeedRevealed(server_seed=seed):
+            return state.model_copy(update={"revealed_seed": seed})
+        case EncounterDiceRolled(result=result):
+            state = state.model_copy(update={"rolls": (*state.rolls, result)})
+        case RulingRecorded():
+            state = state.model_copy(update={"rulings": state.rulings + 1})
+        case EncounterEnded():
+            state = state.model_copy(update={"ended": True})
+    if state.rules is None:
+        return state
+    return state.model_copy(update={"rules": state.ruleset.evolve(state.rules, event)})

@@ -1,0 +1,135 @@
+"""Declaring an attack with the main weapon: GD-MAIN-5 A, GD-RNG-1..3, GD-SQ-3/4, GD-RLD-1/3.
+
+The attack's final values (attack, hit) are fixed at declaration and recorded; each defender
+then reacts (reaction.py). Defenders who cannot react (fainted or worse) are hit at once.
+"""
+
+from __future__ import annotations
+
+from domain.rules.errors import RuleViolation
+from domain.rules.glorious_drive import commands as cmd
+from domain.rules.glorious_drive import events as ev
+from domain.rules.glorious_drive.main_steps import occupied_by_others
+from domain.rules.outcome import Decision
+from domain.rules.glorious_drive.position import Position, distance
+from domain.rules.glorious_drive.reaction import finish_if_settled, hit_without_reaction
+from domain.rules.glorious_drive.reload import after_attack
+from domain.rules.glorious_drive.run import Run
+from domain.rules.glorious_drive.sheet import Weapon
+from domain.rules.glorious_drive.situation import check_situation
+from domain.rules.glorious_drive.state import GdCombatant
+from domain.rules.glorious_drive.targeting import can_target_point, check_target, in_area
+
+
+def declare_attack(run: Run, command: cmd.DeclareAttack) -> None:
+    """GD-MAIN-5 A: check weapon, ammunition and target; record the attack and await reactions."""
+    attacker = run.state.combatant(command.combatant_id)
+    weapon = attacker.main()
+    ammo = attacker.ammo.get(weapon.name)
+    if ammo is not None:
+        after_attack(ammo)  # GD-RLD-1/3: refuses an empty or half-reloaded weapon
+    if weapon.area:
+        defenders, aim = _area_defenders(run, attacker, weapon, command), command.point
+    else:
+        defenders, aim = _single_defender(run, attacker, weapon, command), None
+    attack, hit = _attack_values(attacker, weapon)
+    aimed_at = aim if aim is not None else run.state.combatants[defenders[0]].position
+    run.rule(_targeting(attacker, weapon, aimed_at, defenders=defenders, attack=attack, hit=hit))
+    run.emit(
+        ev.AttackDeclared,
+        attacker=attacker.id,
+        weapon=weapon.name,
+        attack_type=weapon.attack_type,
+        reach=weapon.reach,
+        attack=attack,
+        hit=hit,
+        defenders=defenders,
+        point=aim,
+        area=weapon.area,
+    )
+    for defender in defenders:
+        if not run.state.combatants[defender].can_react:
+            hit_without_reaction(run, defender)
+    finish_if_settled(run)
+
+
+def _attack_values(attacker: GdCombatant, weapon: Weapon) -> tuple[int, int]:
+    stats = attacker.sheet.stats
+    base_attack = stats.phys_atk if weapon.attack_type == "physical" else stats.perc_atk
+    base_hit = stats.melee_hit if weapon.reach == "melee" else stats.ranged_hit
+    return base_attack + weapon.attack, base_hit + weapon.hit
+
+
+def _single_defender(
+    run: Run, attacker: GdCombatant, weapon: Weapon, command: cmd.DeclareAttack
+) -> tuple[str, ...]:
+    if command.target is None or command.point is not None:
+        raise RuleViolation("GD-MAIN-5", f"{weapon.name} attacks one target: name a target")
+    target = run.state.combatant(command.target, "GD-MAIN-5")
+    if target.id == attacker.id:
+        raise RuleViolation("GD-MAIN-5", f"{attacker.id} cannot attack itself")
+    blockers = occupied_by_others(run.state, attacker.id, target.id)
+    check_target(
+        attacker.position, target.position, weapon.range, blockers, options=run.state.options
+    )
+    return (target.id,)
+
+
+def _area_defenders(
+    run: Run, attacker: GdCombatant, weapon: Weapon, command: cmd.DeclareAttack
+) -> tuple[str, ...]:
+    point = command.point
+    if point is None or command.target is not None:
+        raise RuleViolation("GD-RNG-3", f"{weapon.name} is an area weapon: name a target point")
+    blockers = occupied_by_others(run.state, attacker.id)
+    if not can_target_point(
+        attacker.position, point, weapon.range, blockers, options=run.state.options
+    ):
+        raise RuleViolation(
+            "GD-SQ-4",
+            f"target point {point} is {distance(attacker.position, point)} squares away "
+            f"(range {weapon.range}) or beyond an occupied square",
+        )
+    # GD-REACT-6: friend and foe alike; the attacker itself is not its own target.
+    return tuple(
+        c.id
+        for c in run.state.combatants.values()
+        if c.id != attacker.id and c.injury != "dead" and in_area(point, weapon.area, c.position)
+    )
+
+
+def _targeting(
+    attacker: GdCombatant,
+    weapon: Weapon,
+    aim: Position,
+    *,
+    defenders: tuple[str, ...],
+    attack: int,
+    hit: int,
+) -> Decision:
+    rules = ("GD-MAIN-5", "GD-RNG-1", "GD-SQ-3") + (("GD-RNG-3", "GD-SQ-4") if weapon.area else ())
+    d = distance(attacker.position, aim)
+    return Decision(
+        rule_ids=rules,
+        inputs={"weapon": weapon.name, "range": weapon.range, "area": weapon.area, "distance": d},
+        outcome={"defenders": defenders, "attack": attack, "hit": hit},
+        summary_en=f"{attacker.id} attacks with {weapon.name} at {aim} ({d} of range "
+        f"{weapon.range}): " + (", ".join(defenders) or "no one in the area"),
+        summary_ja=f"{attacker.id}が{weapon.name}で攻撃（距離{d}/射程{weapon.range}）：対象"
+        + ("、".join(defenders) or "なし"),
+    )
+
+
+def grant_situation_modifier(run: Run, command: cmd.GrantSituationModifier) -> None:
+    """GD-DMG-4: the GM's extra damage against one defender still to react."""
+    attack = run.state.pending
+    if attack is None or command.defender not in attack.defenders:
+        raise RuleViolation("GD-DMG-4", f"{command.defender!r} is not a defender awaiting damage")
+    check_situation(command.percent, command.grade)
+    run.emit(
+        ev.SituationModifierGranted,
+        defender=command.defender,
+        percent=command.percent,
+        grade=command.grade,
+        reason=command.reason,
+    )

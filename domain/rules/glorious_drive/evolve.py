@@ -1,0 +1,176 @@
+"""How each Glorious Drive fact changes the ruleset's state: pure, no rule is re-run."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from domain.events import DomainEvent
+from domain.rules.glorious_drive import condition_events as cev
+from domain.rules.glorious_drive import events as ev
+from domain.rules.glorious_drive.reload import WeaponAmmo, after_attack, loaded
+from domain.rules.glorious_drive.sheet import GdSheet
+from domain.rules.glorious_drive.state import (
+    GdCombatant,
+    GdState,
+    PendingAttack,
+    SituationGrant,
+    Status,
+    next_acting_index,
+)
+from domain.rules.records import EncounterEnded
+from domain.rules.ruleset import Entrant
+
+
+def joined(state: GdState, entrant: Entrant) -> GdState:
+    """A combatant joins with full ammunition and the sheet's HP."""
+    sheet = GdSheet.model_validate(entrant.sheet)
+    ammo = {
+        w.name: loaded(w.reload_interval, w.reload_time)
+        for w in sheet.weapons
+        if w.reload_interval is not None
+    }
+    combatant = GdCombatant(
+        id=entrant.combatant_id,
+        name=entrant.name,
+        side=entrant.side,
+        controller=entrant.controller,
+        sheet=sheet,
+        position=sheet.position,
+        hp=sheet.stats.hp if sheet.hp is None else sheet.hp,
+        main_weapon=sheet.main_weapon,
+        sub_weapon=sheet.sub_weapon,
+        ammo=ammo,
+        skill_uses={s.name: s.uses for s in sheet.skills if s.uses is not None},
+    )
+    return state.replace(combatant)
+
+
+def evolve(state: GdState, event: DomainEvent) -> GdState:  # noqa: PLR0911, PLR0912
+    match event:
+        case ev.InitiativeOrdered(turn=turn, order=order):
+            started = state.model_copy(
+                update={"turn": turn, "phase": "main_action", "order": order, "step": "cleanup"}
+            )
+            return started.model_copy(update={"acting_index": next_acting_index(started, 0)})
+        case ev.ActionDelayed(order=order):
+            delayed = state.model_copy(update={"order": order})
+            index = next_acting_index(delayed, state.acting_index)
+            return delayed.model_copy(update={"acting_index": index})
+        case ev.CleanupCompleted():
+            return state.model_copy(update={"step": "weapon_swap"})
+        case ev.WeaponsSwapped(combatant=cid, main_weapon=main, sub_weapon=sub):
+            moved = _update(state, cid, main_weapon=main, sub_weapon=sub)
+            return moved.model_copy(update={"step": "move"})
+        case ev.CombatantMoved(combatant=cid, path=path):
+            return _update(state, cid, position=path[-1]).model_copy(update={"step": "action"})
+        case ev.AttackDeclared():
+            return _declared(state, event)
+        case ev.SituationModifierGranted(defender=who, percent=p, grade=g, reason=r):
+            return _with_pending(
+                state, lambda a: _grant(a, who, SituationGrant(percent=p, grade=g, reason=r))
+            )
+        case ev.HitRolled(die=die, roll_seq=seq):
+            change = {"hit_die": die, "hit_roll_seq": seq}
+            return _with_pending(state, lambda a: a.model_copy(update=change))
+        case ev.ReactionDeclared(combatant=cid, instead_of=target) if target is not None:
+            return _with_pending(state, lambda a: _swap_defender(a, target, cid))
+        case ev.GuardCostPaid(combatant=cid, hp=hp) | ev.DamageApplied(combatant=cid, hp=hp):
+            return _update(state, cid, hp=hp)
+        case cev.SkillUsed(combatant=cid, skill=skill, uses_left=left, hp=hp):
+            uses = state.combatants[cid].skill_uses
+            changed = uses if left is None else {**uses, skill: left}
+            return _update(state, cid, hp=hp, skill_uses=changed)
+        case ev.InjurySuffered(combatant=cid, injury=injury):
+            return _update(state, cid, injury=injury)
+        case cev.FaintRecovered(combatant=cid):
+            return _update(state, cid, injury="none")
+        case ev.DefenceResolved(combatant=cid):
+            return _with_pending(state, lambda a: _resolved(a, cid))
+        case ev.WeaponReloaded(combatant=cid, weapon=name, shots_left=left, reloads_done=done):
+            return _reloaded(state, cid, name, left, done)
+        case cev.StatusInflicted() | cev.StatusExpired() | cev.StatusDurationElapsed():
+            return _status(state, event)
+        case ev.MainActionEnded() | ev.CombatantWaited():
+            after = state.model_copy(update={"step": "cleanup", "pending": None})
+            index = next_acting_index(after, state.acting_index + 1)
+            return after.model_copy(update={"acting_index": index})
+        case ev.TurnEnded():
+            return state.model_copy(update={"phase": "initiative", "order": (), "acting_index": 0})
+        case EncounterEnded():
+            return state.model_copy(update={"phase": "over", "pending": None})
+    return state
+
+
+def _update(state: GdState, cid: str, **changes: object) -> GdState:
+    return state.replace(state.combatants[cid].model_copy(update=changes))
+
+
+def _declared(state: GdState, event: ev.AttackDeclared) -> GdState:
+    attacker = state.combatants[event.attacker]
+    ammo = attacker.ammo.get(event.weapon)
+    if ammo is not None:
+        attacker = attacker.model_copy(
+            update={"ammo": {**attacker.ammo, event.weapon: after_attack(ammo)}}
+        )
+    pending = PendingAttack(
+        attacker=event.attacker,
+        weapon=event.weapon,
+        attack_type=event.attack_type,
+        reach=event.reach,
+        attack=event.attack,
+        hit=event.hit,
+        point=event.point,
+        area=event.area,
+        defenders=event.defenders,
+    )
+    return state.replace(attacker).model_copy(update={"pending": pending, "step": "reaction"})
+
+
+def _with_pending(state: GdState, change: Callable[[PendingAttack], PendingAttack]) -> GdState:
+    if state.pending is None:
+        return state
+    return state.model_copy(update={"pending": change(state.pending)})
+
+
+def _grant(attack: PendingAttack, who: str, grant: SituationGrant) -> PendingAttack:
+    return attack.model_copy(update={"situation": {**attack.situation, who: grant}})
+
+
+def _swap_defender(attack: PendingAttack, target: str, interceptor: str) -> PendingAttack:
+    defenders = tuple(interceptor if d == target else d for d in attack.defenders)
+    # A modifier granted against the original target (e.g. unaware) does not follow the
+    # attack onto a character who chose to step into it.
+    situation = {k: v for k, v in attack.situation.items() if k != target}
+    return attack.model_copy(update={"defenders": defenders, "situation": situation})
+
+
+def _resolved(attack: PendingAttack, cid: str) -> PendingAttack:
+    return attack.model_copy(update={"defenders": tuple(d for d in attack.defenders if d != cid)})
+
+
+def _reloaded(state: GdState, cid: str, weapon: str, left: int, done: int) -> GdState:
+    combatant = state.combatants[cid]
+    old = combatant.ammo[weapon]
+    new = WeaponAmmo(
+        interval=old.interval, reload_time=old.reload_time, shots_left=left, reloads_done=done
+    )
+    ammo = {**combatant.ammo, weapon: new}
+    return state.replace(combatant.model_copy(update={"ammo": ammo}))
+
+
+def _status(state: GdState, event: DomainEvent) -> GdState:
+    match event:
+        case cev.StatusInflicted(combatant=cid, status=name, effect_value=value):
+            added = Status(name=name, effect_value=value, turns_left=value)
+            kept = [s for s in state.combatants[cid].statuses if s.name != name]
+            return _update(state, cid, statuses=(*kept, added))
+        case cev.StatusExpired(combatant=cid, status=name):
+            kept = [s for s in state.combatants[cid].statuses if s.name != name]
+            return _update(state, cid, statuses=tuple(kept))
+        case cev.StatusDurationElapsed(combatant=cid, status=name, turns_left=left):
+            statuses = tuple(
+                s.model_copy(update={"turns_left": left}) if s.name == name else s
+                for s in state.combatants[cid].statuses
+            )
+            return _update(state, cid, statuses=statuses)
+    return state

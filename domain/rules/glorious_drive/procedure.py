@@ -1,0 +1,121 @@
+"""Where a Glorious Drive turn stands and which commands it awaits: GD-TURN, GD-MAIN, GD-REACT.
+
+A step accepts its own commands and those of later steps of the same phase, so a character
+that neither swaps weapons nor moves simply declares its action (GD-MAIN-4: not moving
+counts as waiting). Every command a combatant's controller may issue, the GM may issue too.
+"""
+
+from __future__ import annotations
+
+from domain.rules.glorious_drive import commands as cmd
+from domain.rules.glorious_drive.state import GdCombatant, GdState, PendingAttack
+from domain.rules.glorious_drive.targeting import lies_across
+from domain.rules.ruleset import Command, LegalCommand, ProcedurePoint
+
+_ACTIONS: tuple[type[Command], ...] = (cmd.DeclareAttack, cmd.Reload, cmd.ForgoAction)
+_FROM_STEP: dict[str, tuple[type[Command], ...]] = {
+    "weapon_swap": (cmd.SwapWeapons, cmd.Move, *_ACTIONS),
+    "move": (cmd.Move, *_ACTIONS),
+    "action": _ACTIONS,
+}
+
+
+def procedure(state: GdState) -> ProcedurePoint:
+    """GD-TURN-1: turn, phase, step, who acts, and every command awaited now."""
+    in_main = state.phase == "main_action"
+    return ProcedurePoint(
+        turn=state.turn,
+        phase=state.phase,
+        step=state.step if in_main else None,
+        acting=state.acting,
+        awaiting=tuple(legal_commands(state)),
+    )
+
+
+def legal_commands(state: GdState) -> list[LegalCommand]:
+    """Every command legal now, and who may issue it."""
+    if state.phase == "over":
+        return []
+    table = [_gm(cmd.InflictStatus), _gm(cmd.EndCombat)]
+    if state.phase in ("setup", "initiative"):
+        return [_gm(cmd.RollInitiative), *table]
+    acting = state.acting
+    if acting is None:
+        return table
+    combatant = state.combatants[acting]
+    if state.step == "reaction" and state.pending is not None:
+        return [*_reactions(state, state.pending), _gm(cmd.GrantSituationModifier), *table]
+    if state.step == "cleanup":
+        return [*_start_of_phase(state, combatant), *table]
+    steps = [_by(c, acting) for c in _FROM_STEP[state.step]]
+    return [*steps, *_skills(combatant, state.step), *table]
+
+
+def _skills(combatant: GdCombatant, step: str) -> list[LegalCommand]:
+    """GD-MAIN-4 B / GD-MAIN-5 B: skills at their own timing only (uses checked on use)."""
+    legal = []
+    if step in ("weapon_swap", "move") and combatant.has_skill("movement"):
+        legal.append(_by(cmd.UseMovementSkill, combatant.id))
+    if combatant.has_skill("active"):
+        legal.append(_by(cmd.UseActiveSkill, combatant.id))
+    return legal
+
+
+def _start_of_phase(state: GdState, combatant: GdCombatant) -> list[LegalCommand]:
+    # GD-INJ-1: a fainted character acts in no phase; only its cleanup check remains.
+    if not combatant.can_react:
+        return [_by(cmd.Cleanup, combatant.id)]
+    commands = [_by(cmd.Wait, combatant.id), _by(cmd.Cleanup, combatant.id)]
+    if state.acting_index < len(state.order) - 1:
+        commands.insert(1, _by(cmd.Delay, combatant.id))  # GD-INIT-3: only later
+    return commands
+
+
+def _reactions(state: GdState, attack: PendingAttack) -> list[LegalCommand]:
+    legal: list[LegalCommand] = []
+    for defender_id in attack.defenders:
+        defender = state.combatants[defender_id]
+        legal += [_by(cmd.Dodge, defender_id), _by(cmd.TakeHit, defender_id)]
+        if _can_guard(defender):
+            legal.append(_by(cmd.Guard, defender_id))
+        if defender.has_skill("counter"):
+            legal.append(_by(cmd.UseCounterSkill, defender_id))
+    legal += [_by(cmd.Intercept, c) for c in interceptors(state, attack)]
+    return legal
+
+
+def _can_guard(combatant: GdCombatant) -> bool:
+    weapon = combatant.weapon(combatant.main_weapon)
+    return weapon is not None and weapon.cut is not None
+
+
+def interceptors(state: GdState, attack: PendingAttack) -> list[str]:
+    """GD-REACT-3: characters an attack on one target passes across (not for areas)."""
+    if attack.area or attack.point is not None:
+        return []
+    origin = state.combatants[attack.attacker].position
+    found = []
+    for candidate in state.combatants.values():
+        if candidate.id == attack.attacker or candidate.id in attack.defenders:
+            continue
+        if not candidate.can_react:
+            continue
+        if any(
+            lies_across(
+                origin,
+                state.combatants[d].position,
+                candidate.position,
+                options=state.options,
+            )
+            for d in attack.defenders
+        ):
+            found.append(candidate.id)
+    return found
+
+
+def _gm(command: type[Command]) -> LegalCommand:
+    return LegalCommand(command=command.command_type, issuer="gm")
+
+
+def _by(command: type[Command], combatant: str) -> LegalCommand:
+    return LegalCommand(command=command.command_type, issuer="controller", combatant=combatant)

@@ -1,0 +1,84 @@
+"""Glorious Drive behind the generic `Ruleset` interface: the Encounter's only view of GD."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from pydantic import BaseModel
+
+from domain.events import DomainEvent, JsonObject
+from domain.rules.glorious_drive import attack, main_steps, reaction, skills, statuses, turn
+from domain.rules.glorious_drive import commands as cmd
+from domain.rules.glorious_drive.evolve import evolve, joined
+from domain.rules.glorious_drive.options import GloriousDriveOptions
+from domain.rules.glorious_drive.procedure import legal_commands, procedure
+from domain.rules.glorious_drive.run import Run
+from domain.rules.glorious_drive.sheet import GdMap, GdSheet
+from domain.rules.glorious_drive.state import GdState
+from domain.rules.records import Dice
+from domain.rules.ruleset import Command, CommandContext, Entrant, LegalCommand, ProcedurePoint
+
+Handler = Callable[[Run, Any], None]
+
+_HANDLERS: dict[type[Command], Handler] = {
+    cmd.RollInitiative: lambda run, _: turn.roll_initiative(run),
+    cmd.Delay: turn.delay,
+    cmd.Wait: turn.wait,
+    cmd.Cleanup: turn.cleanup,
+    cmd.InflictStatus: statuses.inflict_status,
+    cmd.EndCombat: turn.end_combat,
+    cmd.SwapWeapons: main_steps.swap_weapons,
+    cmd.Move: main_steps.move,
+    cmd.Reload: main_steps.reload,
+    cmd.ForgoAction: main_steps.forgo_action,
+    cmd.DeclareAttack: attack.declare_attack,
+    cmd.GrantSituationModifier: attack.grant_situation_modifier,
+    cmd.Dodge: reaction.dodge,
+    cmd.Guard: reaction.guard,
+    cmd.TakeHit: reaction.take_hit,
+    cmd.Intercept: reaction.intercept,
+    cmd.UseMovementSkill: skills.use_movement_skill,
+    cmd.UseActiveSkill: skills.use_active_skill,
+    cmd.UseCounterSkill: skills.use_counter_skill,
+}
+
+
+class GloriousDrive:
+    """The Glorious Drive (グロリアスドライヴ) ruleset, RULES.md section GD."""
+
+    id = "glorious_drive"
+    version = "1"
+    procedure_rule = "GD-TURN-1"
+    options_model: type[BaseModel] = GloriousDriveOptions
+    map_model: type[BaseModel] = GdMap
+    sheet_model: type[BaseModel] = GdSheet
+    commands: tuple[type[Command], ...] = cmd.COMMANDS
+
+    def initial_state(self, options: JsonObject, battle_map: JsonObject) -> GdState:
+        return GdState(
+            options=GloriousDriveOptions.model_validate(options),
+            battle_map=GdMap.model_validate(battle_map),
+        )
+
+    def joined(self, state: GdState, entrant: Entrant) -> GdState:
+        return joined(state, entrant)
+
+    def procedure(self, state: GdState) -> ProcedurePoint:
+        return procedure(state)
+
+    def legal_commands(self, state: GdState) -> list[LegalCommand]:
+        return legal_commands(state)
+
+    def decide(
+        self, state: GdState, command: Command, dice: Dice, ctx: CommandContext
+    ) -> list[DomainEvent]:
+        run = Run(state=state, dice=dice, ctx=ctx)
+        _HANDLERS[type(command)](run, command)
+        return run.events
+
+    def evolve(self, state: GdState, event: DomainEvent) -> GdState:
+        return evolve(state, event)
+
+
+GLORIOUS_DRIVE = GloriousDrive()

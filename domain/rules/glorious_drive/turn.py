@@ -1,0 +1,120 @@
+"""The turn around the actions: initiative and delay, wait, cleanup, end of combat.
+
+GD-INIT-1..3, GD-MAIN-1, GD-MAIN-2 (with GD-INJ-1 faint recovery), GD-END-1..3.
+"""
+
+from __future__ import annotations
+
+from domain.rules.errors import RuleViolation
+from domain.rules.glorious_drive import commands as cmd
+from domain.rules.glorious_drive import condition_events as cev
+from domain.rules.glorious_drive import events as ev
+from domain.rules.glorious_drive.initiative import InitiativeRoll, apply_delay, initiative_order
+from domain.rules.glorious_drive.injury import faint_recovers
+from domain.rules.outcome import Decision
+from domain.rules.glorious_drive.run import Run
+from domain.rules.glorious_drive.state import GdCombatant
+from domain.rules.glorious_drive.statuses import run_down_statuses
+from domain.rules.records import EncounterEnded
+
+
+def roll_initiative(run: Run) -> None:
+    """GD-INIT-1/2: everyone still in the fight rolls reaction + 1D6; ties re-roll."""
+    able = [c for c in run.state.combatants.values() if not c.out_of_action]
+    if not able:
+        raise RuleViolation("GD-INIT-1", "no combatant is able to act")
+    rolls = [
+        InitiativeRoll(
+            combatant_id=c.id,
+            reaction=c.sheet.stats.reaction,
+            die=run.draw(6, f"GD-INIT-1 {c.id}"),
+        )
+        for c in able
+    ]
+    order = initiative_order(rolls, run.draw)
+    run.rule(order.decision())
+    run.emit(ev.InitiativeOrdered, turn=run.state.turn + 1, order=order.order)
+    run.close_turn_if_done()
+
+
+def delay(run: Run, command: cmd.Delay) -> None:
+    """GD-INIT-3: act right after `after`; the new order is recorded."""
+    done = run.state.order[: run.state.acting_index]
+    if command.after in done:
+        raise RuleViolation(
+            "GD-INIT-3", f"{command.after!r} has already acted; a delay can only move later"
+        )
+    rest = apply_delay(
+        run.state.order[run.state.acting_index :], command.combatant_id, command.after
+    )
+    run.emit(
+        ev.ActionDelayed,
+        combatant=command.combatant_id,
+        after=command.after,
+        order=(*done, *rest),
+    )
+
+
+def wait(run: Run, command: cmd.Wait) -> None:
+    """GD-MAIN-1: no step at all this turn."""
+    run.emit(ev.CombatantWaited, combatant=command.combatant_id)
+    run.close_turn_if_done()
+
+
+def cleanup(run: Run, command: cmd.Cleanup) -> None:
+    """GD-MAIN-2: statuses end or get a recovery check; a fainted character re-checks."""
+    combatant = run.state.combatant(command.combatant_id)
+    run_down_statuses(run, combatant)
+    if combatant.injury == "faint" and not _faint_recovered(run, combatant):
+        run.emit(ev.CleanupCompleted, combatant=combatant.id)
+        run.end_main_action(combatant.id)  # GD-INJ-1: acts in no phase while fainted
+        return
+    run.emit(ev.CleanupCompleted, combatant=combatant.id)
+
+
+def _faint_recovered(run: Run, combatant: GdCombatant) -> bool:
+    recovery = faint_recovers(
+        combatant.hp,
+        combatant.sheet.stats.resistance,
+        is_assault_core=combatant.sheet.is_assault_core,
+        draw=run.draw,
+        options=run.state.options,
+    )
+    check = recovery.check
+    face = check.die.face if check is not None else None
+    run.rule(
+        Decision(
+            rule_ids=("GD-INJ-1", "GD-MAIN-2"),
+            inputs={"hp": combatant.hp, "resistance": combatant.sheet.stats.resistance},
+            outcome={"face": face, "recovered": recovery.recovered},
+            options={"faint_rule": run.state.options.faint_rule},
+            summary_en=f"{combatant.id} faint recovery: "
+            + ("recovered" if recovery.recovered else "still fainted"),
+            summary_ja=f"{combatant.id}の気絶回復判定："
+            + ("回復" if recovery.recovered else "気絶のまま"),
+        )
+    )
+    if recovery.recovered:
+        run.emit(cev.FaintRecovered, combatant=combatant.id)
+    return recovery.recovered
+
+
+def end_combat(run: Run, command: cmd.EndCombat) -> None:
+    """GD-END-1..3: the GM ends the combat; GD-END-3 needs a side with no one able to fight."""
+    sides: dict[str, list[GdCombatant]] = {}
+    for combatant in run.state.combatants.values():
+        sides.setdefault(combatant.side, []).append(combatant)
+    beaten = sorted(s for s, members in sides.items() if not any(m.can_react for m in members))
+    if command.clause == "GD-END-3" and not beaten:
+        able = {s: [m.id for m in members if m.can_react] for s, members in sides.items()}
+        raise RuleViolation("GD-END-3", f"every side still has someone able to fight: {able}")
+    run.rule(
+        Decision(
+            rule_ids=(command.clause,),
+            inputs={"reason": command.reason},
+            outcome={"sides_without_fighters": tuple(beaten)},
+            summary_en=f"combat over ({command.clause}): {command.reason}",
+            summary_ja=f"戦闘終了（{command.clause}）：{command.reason}",
+        )
+    )
+    run.emit(EncounterEnded, rule_id=command.clause, reason=command.reason)

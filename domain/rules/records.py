@@ -1,0 +1,139 @@
+"""Facts every ruleset records — dice, rulings, the end of a fight — and the `Dice` they come from.
+
+No outcome from an unrecorded die (DESIGN.md, "Dice you can verify"): `Dice.draw` rolls one
+die and holds its `EncounterDiceRolled`; `Dice.ruling` releases the dice drawn so far, then
+the ruling that cites them by roll sequence, so a die always precedes the ruling it decides.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from uuid import UUID
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from domain.dice import DiceEntryError, RollResult, enter_by_hand, roll
+from domain.events import DomainEvent, registry
+from domain.rules.outcome import Decision, Scalar, Value
+
+
+class EncounterDiceRolled(DomainEvent):
+    """One roll of the encounter's dice (server or entered by hand), faces included."""
+
+    event_type = "EncounterDiceRolled"
+    result: RollResult
+
+
+class RulingRecorded(DomainEvent):
+    """A ruling: the rules applied, their inputs and outcome, the dice used, the options read."""
+
+    event_type = "RulingRecorded"
+    rule_ids: tuple[str, ...]
+    inputs: dict[str, Value]
+    outcome: dict[str, Value]
+    roll_seqs: tuple[int, ...] = ()
+    options: dict[str, Scalar] = Field(default_factory=dict)
+    summary_en: str
+    summary_ja: str
+
+
+class EncounterEnded(DomainEvent):
+    """The fight is over (GD-END and its kin); the rule that ended it is in the ruling before."""
+
+    event_type = "EncounterEnded"
+    rule_id: str
+    reason: str
+
+
+registry.register(EncounterDiceRolled, RulingRecorded, EncounterEnded)
+
+
+class DiceSource(BaseModel):
+    """Where the next dice come from: the encounter's seed, or faces the GM typed in."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    stream_id: UUID
+    next_roll_seq: int
+    server_seed: bytes | None = None
+    client_seed: str | None = None
+    hand_faces: tuple[int, ...] | None = None
+    why_no_server_dice: str = "give the server seed or enter the faces by hand"
+
+
+class Dice:
+    """The dice of one decision: each die drawn becomes a recorded roll before any ruling."""
+
+    def __init__(self, source: DiceSource, *, by: str, at: datetime) -> None:
+        self._source = source
+        self._seq = source.next_roll_seq
+        self._faces = list(source.hand_faces) if source.hand_faces is not None else None
+        self._held: list[EncounterDiceRolled] = []
+        self._by = by
+        self._at = at
+
+    def draw(self, sides: int, purpose: str) -> int:
+        """Roll 1D`sides` for `purpose` (a rule ID); a `Draw` for the GD calculators."""
+        expression = f"1D{sides}"
+        if self._faces is not None:
+            if not self._faces:
+                raise DiceEntryError(f"{purpose}: one more die face is needed (a 1D{sides})")
+            result = enter_by_hand(
+                expression, [self._faces.pop(0)], roll_seq=self._seq, purpose=purpose
+            )
+        elif self._source.server_seed is not None:
+            result = roll(
+                expression,
+                server_seed=self._source.server_seed,
+                stream_id=self._source.stream_id,
+                roll_seq=self._seq,
+                purpose=purpose,
+                client_seed=self._source.client_seed,
+            )
+        else:
+            raise DiceEntryError(f"{purpose} needs a 1D{sides}: {self._source.why_no_server_dice}")
+        self._seq += 1
+        self._held.append(EncounterDiceRolled.model_validate({"result": result, **self._meta()}))
+        return result.total
+
+    @property
+    def last_roll_seq(self) -> int:
+        """The roll sequence of the die drawn last (for a ruling that reuses it later)."""
+        return self._seq - 1
+
+    def ruling(self, decision: Decision, *, cites: tuple[int, ...] = ()) -> list[DomainEvent]:
+        """The dice drawn since the last ruling, then the ruling that cites them.
+
+        `cites` names dice recorded by earlier rulings that this one also uses (the one hit
+        roll of an area attack, GD-REACT-6).
+        """
+        held, self._held = self._held, []
+        ruling = RulingRecorded.model_validate(
+            {
+                "rule_ids": decision.rule_ids,
+                "inputs": decision.inputs,
+                "outcome": decision.outcome,
+                "roll_seqs": (*cites, *(e.result.roll_seq for e in held)),
+                "options": decision.options,
+                "summary_en": decision.summary_en,
+                "summary_ja": decision.summary_ja,
+                **self._meta(),
+            }
+        )
+        return [*held, ruling]
+
+    def check_settled(self) -> None:
+        """After a decision: every die went to a ruling and every hand-entered face was used."""
+        if self._held:
+            raise RuntimeError(f"{len(self._held)} dice were drawn but no ruling used them")
+        if self._faces:
+            raise DiceEntryError(f"{len(self._faces)} die faces were entered but not needed")
+
+    def _meta(self) -> dict[str, object]:
+        return {"by": self._by, "at": self._at}
+
+
+def roll_seqs(events: Sequence[DomainEvent]) -> list[int]:
+    """The roll sequences recorded in `events`, in order."""
+    return [e.result.roll_seq for e in events if isinstance(e, EncounterDiceRolled)]

@@ -1,0 +1,127 @@
+"""The interface every rule system (GD, WZ, AK) implements, so the Encounter stays generic.
+
+A ruleset owns its own state (a frozen pydantic model) and answers four questions about it:
+where the procedure stands (`procedure`), which commands are legal there and who may issue
+them (`legal_commands`), what a command means (`decide`: events, or a RuleViolation that
+changes nothing), and what an event changes (`evolve`, pure). Dice come in through `Dice`
+(domain.rules.records), which records every die before the ruling that uses it.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, ClassVar, Literal, Protocol, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from domain.events import DomainEvent, JsonObject
+from domain.rules.records import Dice
+
+IssuerRole = Literal["gm", "controller"]
+
+
+class Command(BaseModel):
+    """An imperative request (`DeclareAttack`); the ruleset turns it into events or refuses it."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    command_type: ClassVar[str] = ""
+
+    @property
+    def combatant(self) -> str | None:
+        """The combatant the command acts for (None: a command of the table, e.g. the GM's)."""
+        return None
+
+
+class LegalCommand(BaseModel):
+    """A command that may be issued now: by the GM, or by the controller of `combatant`."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    command: str
+    issuer: IssuerRole
+    combatant: str | None = None
+
+
+class ProcedurePoint(BaseModel):
+    """Where the procedure stands: turn/round, phase, step, who acts, and what is awaited."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    turn: int = Field(ge=0, description="Turn (GD) or round (WZ); 0 before the first.")
+    phase: str
+    step: str | None = None
+    acting: str | None = None
+    awaiting: tuple[LegalCommand, ...] = ()
+
+
+class Entrant(BaseModel):
+    """A combatant as it joins: generic identity plus the ruleset's own sheet (JSON)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    combatant_id: str = Field(min_length=1)
+    name: str
+    side: str = Field(min_length=1)
+    controller: str = Field(min_length=1, description="A member id, or 'gm' for the GM's.")
+    sheet: JsonObject
+
+
+class CommandContext(BaseModel):
+    """Who issues the command and when (the domain has no clock), and their client seed."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    at: datetime
+    by: str = Field(min_length=1)
+    is_gm: bool = False
+    client_seed: str | None = None
+
+
+S = TypeVar("S", bound=BaseModel)
+
+
+class Ruleset(Protocol[S]):
+    """A rule system behind the Encounter; pure functions over its own state `S`."""
+
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def version(self) -> str: ...
+
+    @property
+    def procedure_rule(self) -> str:
+        """The rule ID cited when a command comes out of turn (GD-TURN-1, WZ-8, AK-TURN-1)."""
+        ...
+
+    @property
+    def options_model(self) -> type[BaseModel]:
+        """Pydantic model whose defaults are the Interpretations of RULES.md."""
+        ...
+
+    @property
+    def map_model(self) -> type[BaseModel]: ...
+
+    @property
+    def sheet_model(self) -> type[BaseModel]: ...
+
+    @property
+    def commands(self) -> tuple[type[Command], ...]: ...
+
+    def initial_state(self, options: JsonObject, battle_map: JsonObject) -> S: ...
+
+    def joined(self, state: S, entrant: Entrant) -> S: ...
+
+    def procedure(self, state: S) -> ProcedurePoint: ...
+
+    def legal_commands(self, state: S) -> list[LegalCommand]: ...
+
+    def decide(
+        self, state: S, command: Command, dice: Dice, ctx: CommandContext
+    ) -> list[DomainEvent]: ...
+
+    def evolve(self, state: S, event: DomainEvent) -> S: ...
+
+
+AnyRuleset = Ruleset[Any]

@@ -1,0 +1,90 @@
+"""GD-INJ-1..5 through the Encounter: checks after damage, who then acts, faint recovery."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from domain.rules.glorious_drive import commands as cmd
+from domain.rules.glorious_drive.events import InjurySuffered, ReactionDeclared
+from domain.rules.records import RulingRecorded
+from tests.unit.encounter.table import Table, names, of_type, sheet
+
+
+def hit_down_to(hp_after: int, **ace: Any) -> Table:
+    """Given: orc's attack (damage 70) is declared on ace, who will be left at `hp_after`."""
+    table = (
+        Table()
+        .open()
+        .join("ace", "p1", "pc", sheet(0, 0, **ace) | {"hp": hp_after + 70})
+        .join("orc", "gm", "enemy", sheet(3, 0, reaction=9))
+    )
+    table.do(cmd.RollInitiative(), faces=[1, 6])
+    table.do(cmd.Cleanup(combatant_id="orc"))
+    table.do(cmd.DeclareAttack(combatant_id="orc", target="ace"))
+    return table
+
+
+def test_GD_INJ_1_EX_hp_minus_8_resistance_3_faints_on_a_4() -> None:
+    table = hit_down_to(-8)
+    events = table.do(cmd.TakeHit(combatant_id="ace"), faces=[4])
+    (check,) = [r for r in of_type(events, RulingRecorded) if r.rule_ids == ("GD-INJ-1",)]
+    assert check.outcome["injury"] == "faint"
+    assert of_type(events, InjurySuffered)[0].injury == "faint"
+
+
+def test_GD_INJ_negative_hp_alone_is_no_injury_and_the_character_acts_on() -> None:
+    table = hit_down_to(-8)
+    events = table.do(cmd.TakeHit(combatant_id="ace"), faces=[5])
+    assert not of_type(events, InjurySuffered)
+    assert table.c("ace").hp == -8
+    assert table.gd.acting == "ace"
+
+
+def test_GD_INJ_no_check_at_zero_hp() -> None:
+    table = hit_down_to(0)
+    events = table.do(cmd.TakeHit(combatant_id="ace"))
+    assert "EncounterDiceRolled" not in names(events)
+
+
+def test_GD_INJ_2_only_the_heaviest_injury_applies() -> None:
+    table = hit_down_to(-22)
+    events = table.do(cmd.TakeHit(combatant_id="ace"), faces=[1, 1])  # faint, then critical
+    assert [e.injury for e in of_type(events, InjurySuffered)] == ["critical"]
+    assert table.gd.acting is None  # the turn ended: ace is out of action
+    assert table.gd.phase == "initiative"
+
+
+def test_GD_INJ_1_an_assault_core_shuts_down_and_makes_no_other_check() -> None:
+    table = hit_down_to(-30, body="assault_core")
+    events = table.do(cmd.TakeHit(combatant_id="ace"), faces=[1])
+    assert of_type(events, InjurySuffered)[0].injury == "shutdown"
+    table.do(cmd.RollInitiative(), faces=[3])  # only orc is still able to roll
+    assert table.gd.order == ("orc",)
+
+
+def test_GD_INJ_1_a_fainted_character_cannot_react_and_is_hit() -> None:
+    table = hit_down_to(-8)
+    table.do(cmd.TakeHit(combatant_id="ace"), faces=[4])
+    table.do(cmd.Cleanup(combatant_id="ace"), faces=[4])  # stays fainted; its phase ends
+    table.do(cmd.RollInitiative(), faces=[1, 6])
+    table.do(cmd.Cleanup(combatant_id="orc"))
+    events = table.do(cmd.DeclareAttack(combatant_id="orc", target="ace"), faces=[6, 90])
+    assert of_type(events, ReactionDeclared)[0].reaction == "none_possible"
+    assert table.c("ace").hp == -78
+
+
+def test_GD_INJ_1_a_fainted_character_recovers_at_its_cleanup_and_acts() -> None:
+    table = hit_down_to(-8)
+    table.do(cmd.TakeHit(combatant_id="ace"), faces=[4])
+    events = table.do(cmd.Cleanup(combatant_id="ace"), faces=[5])  # 5 + 3 − 8 = 0 > −1
+    assert names(events)[-2:] == ["FaintRecovered", "CleanupCompleted"]
+    assert table.c("ace").injury == "none"
+    assert table.gd.step == "weapon_swap"
+
+
+def test_GD_INJ_1_a_fainted_character_that_fails_recovery_ends_its_phase() -> None:
+    table = hit_down_to(-8)
+    table.do(cmd.TakeHit(combatant_id="ace"), faces=[4])
+    events = table.do(cmd.Cleanup(combatant_id="ace"), faces=[4])
+    assert names(events)[-3:] == ["CleanupCompleted", "MainActionEnded", "TurnEnded"]
+    assert table.c("ace").injury == "faint"
