@@ -11,13 +11,27 @@ from dataclasses import dataclass
 from typing import Generic, TypeVar
 from uuid import UUID
 
-from domain.events import DomainEvent
+from domain.events import DomainEvent, JsonObject
 
 S = TypeVar("S")
 
 
 class NotFound(LookupError):
     """No aggregate with that id (or of that kind) exists."""
+
+
+@dataclass(frozen=True)
+class Snapshotter(Generic[S]):
+    """How a long-lived aggregate's state is saved and read back, to skip replaying old events.
+
+    `version` names the shape and the evolve logic it was taken with: bump it when either
+    changes, and older snapshots are ignored (the events are always the truth).
+    """
+
+    version: str
+    dump: Callable[[S], JsonObject]
+    load: Callable[[JsonObject], S]
+    every: int = 200
 
 
 @dataclass(frozen=True)
@@ -28,6 +42,7 @@ class AggregateKind(Generic[S]):
     initial: Callable[[UUID], S]
     evolve: Callable[[S, DomainEvent], S]
     exists: Callable[[S], bool]
+    snapshot: Snapshotter[S] | None = None
 
     def rebuild(self, stream_id: UUID, events: Iterable[DomainEvent]) -> S:
         """Same events in, same state out."""

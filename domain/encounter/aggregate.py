@@ -8,10 +8,10 @@ state is frozen and events are only returned.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from domain.aggregate import AggregateKind
-from domain.dice import Verification, verify, verify_commitment
+from domain.dice import RollResult, Verification, verify, verify_commitment
 from domain.encounter.commands import COMMANDS, JoinCombatant, OpenEncounter, RevealSeed
 from domain.encounter.errors import NotPermitted, WrongState
 from domain.encounter.events import CombatantJoined, EncounterOpened, EncounterSeedRevealed
@@ -23,9 +23,10 @@ from domain.encounter.guards import (
     require_running,
 )
 from domain.encounter.rulesets import ruleset_for
+from domain.encounter.snapshot import SNAPSHOTS
 from domain.encounter.state import Encounter, evolve
 from domain.events import DomainEvent, JsonObject
-from domain.rules.records import Dice, DiceSource
+from domain.rules.records import Dice, DiceSource, EncounterDiceRolled
 from domain.rules.ruleset import Command, CommandContext, LegalCommand, ProcedurePoint
 
 _REVEALED = "the server seed is revealed, so server dice would be predictable; enter them by hand"
@@ -39,9 +40,12 @@ __all__ = [
     "legal_commands",
     "parse_command",
     "procedure",
+    "rolls_of",
 ]
 
-KIND = AggregateKind[Encounter]("encounter", lambda i: Encounter(id=i), evolve, lambda s: s.opened)
+KIND = AggregateKind[Encounter](
+    "encounter", lambda i: Encounter(id=i), evolve, lambda s: s.opened, SNAPSHOTS
+)
 
 
 def parse_command(state: Encounter, command_type: str, payload: JsonObject) -> Command:
@@ -105,15 +109,25 @@ def decide(
     return events
 
 
-def audit(state: Encounter) -> list[Verification]:
-    """Recompute every die from the revealed seed (checked against the commitment)."""
+def audit(state: Encounter, rolls: Sequence[RollResult]) -> list[Verification]:
+    """Recompute every die from the revealed seed (checked against the commitment).
+
+    The rolls come from the encounter's `EncounterDiceRolled` events (`rolls_of`); the state
+    keeps only their count, so it does not grow with every die of a long fight.
+    """
     if state.revealed_seed is None:
         raise WrongState("the seed is not revealed yet: reveal it before verifying")
+    if len(rolls) != state.roll_count:
+        raise WrongState(f"{len(rolls)} rolls given, but the encounter recorded {state.roll_count}")
     seed = bytes.fromhex(state.revealed_seed)
     return [
-        verify(r, server_seed=seed, stream_id=state.id, commitment=state.commitment)
-        for r in state.rolls
+        verify(r, server_seed=seed, stream_id=state.id, commitment=state.commitment) for r in rolls
     ]
+
+
+def rolls_of(events: Iterable[DomainEvent]) -> list[RollResult]:
+    """The recorded rolls among an encounter's events, in roll order."""
+    return [e.result for e in events if isinstance(e, EncounterDiceRolled)]
 
 
 def _dice_source(
@@ -123,7 +137,7 @@ def _dice_source(
     hand_faces: Sequence[int] | None,
 ) -> DiceSource:
     faces = tuple(hand_faces) if hand_faces is not None else None
-    common = {"stream_id": state.id, "next_roll_seq": len(state.rolls), "hand_faces": faces}
+    common = {"stream_id": state.id, "next_roll_seq": state.roll_count, "hand_faces": faces}
     if state.revealed_seed is not None:  # a known seed makes every later server die known
         return DiceSource(**common, why_no_server_dice=_REVEALED)
     return DiceSource(**common, server_seed=server_seed, client_seed=ctx.client_seed)

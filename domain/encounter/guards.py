@@ -56,7 +56,7 @@ def require_legal(state: Encounter, command: Command, ctx: CommandContext) -> No
 
 def check_dice_before_rulings(state: Encounter, events: list[DomainEvent]) -> None:
     """No outcome from an unrecorded die: every die a ruling cites was recorded before it."""
-    recorded = {r.roll_seq for r in state.rolls}
+    recorded = set(range(state.roll_count))
     for event in events:
         if isinstance(event, EncounterDiceRolled):
             recorded.add(event.result.roll_seq)

@@ -6,7 +6,6 @@ from uuid import UUID
 
 from pydantic import BaseModel, ConfigDict
 
-from domain.dice import RollResult
 from domain.encounter.events import CombatantJoined, EncounterOpened, EncounterSeedRevealed
 from domain.encounter.rulesets import ruleset_for
 from domain.events import DomainEvent, JsonObject
@@ -28,7 +27,7 @@ class Encounter(BaseModel):
     commitment: str = ""
     combatants: tuple[Entrant, ...] = ()
     rules: BaseModel | None = None  # the ruleset's own frozen state
-    rolls: tuple[RollResult, ...] = ()
+    roll_count: int = 0  # roll sequences are 0..roll_count-1; the rolls live in the events
     rulings: int = 0
     ended: bool = False
     revealed_seed: str | None = None
@@ -71,8 +70,8 @@ def evolve(state: Encounter, event: DomainEvent) -> Encounter:
             )
         case EncounterSeedRevealed(server_seed=seed):
             return state.model_copy(update={"revealed_seed": seed})
-        case EncounterDiceRolled(result=result):
-            state = state.model_copy(update={"rolls": (*state.rolls, result)})
+        case EncounterDiceRolled():
+            state = state.model_copy(update={"roll_count": state.roll_count + 1})
         case RulingRecorded():
             state = state.model_copy(update={"rulings": state.rulings + 1})
         case EncounterEnded():

@@ -8,6 +8,8 @@ stored with the events; a retry with the same key gets that answer and appends n
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
@@ -57,17 +59,64 @@ class Loaded(Generic[S]):
 class Executor:
     """Runs commands against the ledger; one instance per process."""
 
-    def __init__(self, ledger: Ledger) -> None:
+    def __init__(self, ledger: Ledger, *, cache_size: int = 1024) -> None:
         self.ledger = ledger
+        # Latest known state per stream. States are frozen, so threads may share them; a load
+        # still reads every event after the cached version, so the cache is never stale.
+        self._cache: OrderedDict[UUID, tuple[int, Any]] = OrderedDict()
+        self._cache_size = cache_size
+        self._cache_lock = threading.Lock()
 
     def load(
         self, kind: AggregateKind[S], stream_id: UUID, *, upto: int | None = None
     ) -> Loaded[S]:
-        recorded = self.ledger.read(stream_id, upto=upto)
-        state = kind.rebuild(stream_id, (r.event for r in recorded))
+        """The aggregate at its latest version (or at `upto`): the cached or snapshot state,
+        then every newer event."""
+        state, version = kind.initial(stream_id), 0
+        start = self._cached(stream_id, upto) or self._snapshot(kind, stream_id, upto)
+        if start is not None:
+            version, state = start
+        for recorded in self.ledger.read(stream_id, after=version, upto=upto):
+            state, version = kind.evolve(state, recorded.event), recorded.version
         if not kind.exists(state):
             raise NotFound(f"no {kind.name.replace('_', ' ')} {stream_id}")
-        return Loaded(state, recorded[-1].version if recorded else 0)
+        if upto is None:
+            self._remember(stream_id, version, state)
+        return Loaded(state, version)
+
+    def _cached(self, stream_id: UUID, upto: int | None) -> tuple[int, Any] | None:
+        with self._cache_lock:
+            found = self._cache.get(stream_id)
+            if found is None or (upto is not None and found[0] > upto):
+                return None
+            self._cache.move_to_end(stream_id)
+            return found
+
+    def _remember(self, stream_id: UUID, version: int, state: object) -> None:
+        with self._cache_lock:
+            known = self._cache.get(stream_id)
+            if known is not None and known[0] > version:
+                return  # another thread saw a newer version
+            self._cache[stream_id] = (version, state)
+            self._cache.move_to_end(stream_id)
+            while len(self._cache) > self._cache_size:
+                self._cache.popitem(last=False)
+
+    def _snapshot(
+        self, kind: AggregateKind[S], stream_id: UUID, upto: int | None
+    ) -> tuple[int, S] | None:
+        if kind.snapshot is None:
+            return None
+        found = self.ledger.latest_snapshot(stream_id, _topic(kind), upto=upto)
+        return None if found is None else (found[0], kind.snapshot.load(found[1]))
+
+    def _maybe_snapshot(
+        self, kind: AggregateKind[S], stream_id: UUID, before: int, state: S, after: int
+    ) -> None:
+        """Snapshot when a save crosses a multiple of `every`, so a load replays < `every`."""
+        if kind.snapshot is None or after // kind.snapshot.every == before // kind.snapshot.every:
+            return
+        self.ledger.save_snapshot(stream_id, after, _topic(kind), kind.snapshot.dump(state))
 
     def create(
         self,
@@ -124,6 +173,9 @@ class Executor:
                 if expected_version is not None or new or attempt == _ATTEMPTS - 1:
                     raise
                 continue
+            saved = loaded.version + len(events)
+            self._remember(stream_id, saved, after)
+            self._maybe_snapshot(kind, stream_id, loaded.version, after, saved)
             return response
         raise AssertionError("unreachable")  # pragma: no cover
 
@@ -146,3 +198,8 @@ class Executor:
                 "use a new key for a new request"
             )
         return answer.response
+
+
+def _topic(kind: AggregateKind[Any]) -> str:
+    assert kind.snapshot is not None
+    return f"snapshot:{kind.name}:{kind.snapshot.version}"

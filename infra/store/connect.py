@@ -30,7 +30,9 @@ def datastore_for(url: str, *, pool_size: int = 4, lock_timeout_s: int = 10) -> 
         connect_timeout=10.0,
         lock_timeout=lock_timeout_s,
         schema=SCHEMA,
-        pre_ping=True,
+        # No ping on every checkout (a round trip per query): the library retries operations
+        # that fail on a dead connection, and the pool drops connections that fail.
+        pre_ping=False,
     )
     datastore.pool.open(wait=True, timeout=10.0)
     return datastore

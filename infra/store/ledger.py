@@ -15,7 +15,7 @@ from uuid import UUID
 
 import psycopg
 from eventsourcing.persistence import IntegrityError, StoredEvent
-from eventsourcing.postgres import PostgresDatastore
+from eventsourcing.postgres import PostgresAggregateRecorder, PostgresDatastore
 from psycopg.sql import SQL, Identifier
 
 from domain.events import DomainEvent, EventRegistry
@@ -75,6 +75,7 @@ class Shard:
         self.datastore = datastore
         self.tables = tables
         self.recorder = SenkiRecorder(datastore, tables=tables)
+        self.snapshots = PostgresAggregateRecorder(datastore, events_table_name=tables.snapshots)
 
     def table(self, name: str) -> SQL:
         return SQL("{0}.{1}").format(Identifier(SCHEMA), Identifier(name))  # type: ignore[return-value]
@@ -129,6 +130,25 @@ class Ledger:
             first = writes[0]
             return ConcurrencyConflict(first.stream_id, first.expected_version)
         return error
+
+    def latest_snapshot(
+        self, stream_id: UUID, topic: str, *, shard: int = 0, upto: int | None = None
+    ) -> tuple[int, dict[str, Any]] | None:
+        """The newest snapshot at or before `upto`, if it was taken with this `topic`."""
+        rows = self.shards[shard].snapshots.select_events(stream_id, lte=upto, desc=True, limit=1)
+        if not rows or rows[0].topic != topic:
+            return None  # none yet, or taken by older code: replay the events instead
+        return rows[0].originator_version, json.loads(rows[0].state)
+
+    def save_snapshot(
+        self, stream_id: UUID, version: int, topic: str, data: dict[str, Any], *, shard: int = 0
+    ) -> None:
+        """Keep a snapshot; a concurrent identical one is fine (snapshots are only a cache)."""
+        stored = StoredEvent(stream_id, version, topic, json.dumps(data).encode())
+        try:
+            self.shards[shard].snapshots.insert_events([stored])
+        except IntegrityError:
+            return
 
     def answer_for(self, key: str, *, shard: int = 0) -> StoredAnswer | None:
         """The first answer recorded under an idempotency key, if any."""

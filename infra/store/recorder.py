@@ -16,6 +16,8 @@ from typing import Any
 
 from eventsourcing.persistence import StoredEvent
 from eventsourcing.postgres import PostgresApplicationRecorder, PostgresDatastore
+from psycopg import Cursor
+from psycopg.rows import DictRow
 from psycopg.sql import SQL, Identifier
 
 from infra.store.names import ShardTables
@@ -43,9 +45,20 @@ class SenkiRecorder(PostgresApplicationRecorder):
                 schema, Identifier(tables.write_lock)
             ),
         ]
+        # One round trip instead of three: the lock statements and the NOTIFY carry no
+        # parameters, so they can travel as one simple query.
+        self._lock_and_notify = SQL("; ").join(
+            [*self.lock_table_statements, SQL("NOTIFY {0}").format(Identifier(self.channel_name))]
+        )
         self._insert_idempotency = SQL(
             "INSERT INTO {0}.{1} (key, fingerprint, response) VALUES (%s, %s, %s)"
         ).format(schema, Identifier(tables.idempotency))
+
+    def _lock_table(self, curs: Cursor[DictRow]) -> None:
+        curs.execute(self._lock_and_notify)
+
+    def _notify_channel(self, curs: Cursor[DictRow]) -> None:
+        pass  # sent with the lock statements
 
     def insert_events(
         self, stored_events: Sequence[StoredEvent], **kwargs: Any

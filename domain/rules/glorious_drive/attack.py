@@ -10,7 +10,6 @@ from domain.rules.errors import RuleViolation
 from domain.rules.glorious_drive import commands as cmd
 from domain.rules.glorious_drive import events as ev
 from domain.rules.glorious_drive.main_steps import occupied_by_others
-from domain.rules.outcome import Decision
 from domain.rules.glorious_drive.position import Position, distance
 from domain.rules.glorious_drive.reaction import finish_if_settled, hit_without_reaction
 from domain.rules.glorious_drive.reload import after_attack
@@ -19,6 +18,7 @@ from domain.rules.glorious_drive.sheet import Weapon
 from domain.rules.glorious_drive.situation import check_situation
 from domain.rules.glorious_drive.state import GdCombatant
 from domain.rules.glorious_drive.targeting import can_target_point, check_target, in_area
+from domain.rules.outcome import Decision
 
 
 def declare_attack(run: Run, command: cmd.DeclareAttack) -> None:

@@ -8,13 +8,13 @@ from pydantic import BaseModel, ConfigDict
 
 from domain.rules.errors import RuleViolation
 from domain.rules.glorious_drive.options import GloriousDriveOptions, SituationTarget
-from domain.rules.outcome import Decision
 from domain.rules.glorious_drive.rounding import percent_of
 from domain.rules.glorious_drive.situation import (
     SituationGrade,
     check_situation,
     situation_grade_range,
 )
+from domain.rules.outcome import Decision
 
 __all__ = [
     "DamageResult",

@@ -7,11 +7,11 @@ from domain.rules.glorious_drive import commands as cmd
 from domain.rules.glorious_drive import events as ev
 from domain.rules.glorious_drive.movement import check_path
 from domain.rules.glorious_drive.occupancy import occupied_squares
-from domain.rules.outcome import Decision
 from domain.rules.glorious_drive.position import Position
 from domain.rules.glorious_drive.reload import after_reload
 from domain.rules.glorious_drive.run import Run
 from domain.rules.glorious_drive.state import GdCombatant, GdState
+from domain.rules.outcome import Decision
 
 
 def swap_weapons(run: Run, command: cmd.SwapWeapons) -> None:

@@ -9,7 +9,6 @@ from itertools import pairwise
 from pydantic import BaseModel, ConfigDict
 
 from domain.rules.errors import RuleViolation
-from domain.rules.outcome import Decision
 from domain.rules.glorious_drive.position import Position
 from domain.rules.glorious_drive.terrain import (
     VERTICAL_STEP_COST,
@@ -17,6 +16,7 @@ from domain.rules.glorious_drive.terrain import (
     Terrain,
     move_cost,
 )
+from domain.rules.outcome import Decision
 
 # None = off the map: such a square cannot be entered.
 TerrainAt = Callable[[Position], Terrain | None]

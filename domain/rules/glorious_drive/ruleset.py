@@ -53,6 +53,7 @@ class GloriousDrive:
     options_model: type[BaseModel] = GloriousDriveOptions
     map_model: type[BaseModel] = GdMap
     sheet_model: type[BaseModel] = GdSheet
+    state_model: type[BaseModel] = GdState
     commands: tuple[type[Command], ...] = cmd.COMMANDS
 
     def initial_state(self, options: JsonObject, battle_map: JsonObject) -> GdState:

@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from domain.events import DomainEvent
 from domain.rules.glorious_drive import events as ev
 from domain.rules.glorious_drive.evolve import evolve
-from domain.rules.outcome import Decision
 from domain.rules.glorious_drive.state import GdState
+from domain.rules.outcome import Decision
 from domain.rules.records import Dice
 from domain.rules.ruleset import CommandContext
 

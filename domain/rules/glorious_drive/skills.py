@@ -13,11 +13,11 @@ from domain.rules.glorious_drive import condition_events as cev
 from domain.rules.glorious_drive import events as ev
 from domain.rules.glorious_drive.cost import skill_step_hp
 from domain.rules.glorious_drive.main_steps import occupied_by_others
-from domain.rules.outcome import Decision
 from domain.rules.glorious_drive.reaction import finish_if_settled, hit_after_reaction
 from domain.rules.glorious_drive.run import Run
 from domain.rules.glorious_drive.sheet import Skill, SkillType
 from domain.rules.glorious_drive.state import GdCombatant
+from domain.rules.outcome import Decision
 
 _TIMING: dict[SkillType, str] = {
     "movement": "GD-MAIN-4",

@@ -11,9 +11,9 @@ from __future__ import annotations
 from domain.rules.glorious_drive import commands as cmd
 from domain.rules.glorious_drive import condition_events as cev
 from domain.rules.glorious_drive.checks import status_recovery_check, status_resistance_check
-from domain.rules.outcome import Decision
 from domain.rules.glorious_drive.run import Run
 from domain.rules.glorious_drive.state import GdCombatant
+from domain.rules.outcome import Decision
 
 
 def inflict_status(run: Run, command: cmd.InflictStatus) -> None:

@@ -11,10 +11,10 @@ from domain.rules.glorious_drive import condition_events as cev
 from domain.rules.glorious_drive import events as ev
 from domain.rules.glorious_drive.initiative import InitiativeRoll, apply_delay, initiative_order
 from domain.rules.glorious_drive.injury import faint_recovers
-from domain.rules.outcome import Decision
 from domain.rules.glorious_drive.run import Run
 from domain.rules.glorious_drive.state import GdCombatant
 from domain.rules.glorious_drive.statuses import run_down_statuses
+from domain.rules.outcome import Decision
 from domain.rules.records import EncounterEnded
 
 

@@ -145,7 +145,7 @@ def test_after_the_reveal_every_server_die_recomputes() -> None:
     table.do(cmd.RollInitiative())
     (revealed,) = table.do(RevealSeed(server_seed=SEED.hex()))
     assert isinstance(revealed, EncounterSeedRevealed)
-    checks = aggregate.audit(table.state)
+    checks = aggregate.audit(table.state, aggregate.rolls_of(table.events))
     assert [c.verified for c in checks] == [True, True]
     assert table.do(RevealSeed(server_seed=SEED.hex())) == []
 

@@ -52,6 +52,7 @@ class CoinToss:
     options_model: type[BaseModel] = _Nothing
     map_model: type[BaseModel] = _Nothing
     sheet_model: type[BaseModel] = _Nothing
+    state_model: type[BaseModel] = Toss
     commands: tuple[type[Command], ...] = (Flip,)
     record_dice = True
 
@@ -116,7 +117,7 @@ def test_any_ruleset_behind_the_interface_runs_an_encounter_to_its_end() -> None
     for _ in range(3):
         table.do(Flip())
     assert table.state.ended
-    assert len(table.state.rolls) == 3
+    assert table.state.roll_count == 3
     assert aggregate.legal_commands(table.state) == []
     assert aggregate.procedure(table.state).phase == "over"
 

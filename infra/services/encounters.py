@@ -1,0 +1,145 @@
+"""Application service for encounters: every command is load → decide → save, in one transaction.
+
+The server seed of an encounter is derived from the master key and never stored; only its
+commitment is, at opening. Commands name the version they were decided on (If-Match), and
+the response carries what was appended so a client can show the rulings at once.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+from uuid import UUID
+
+from domain.dice import commitment, derive_server_seed
+from domain.encounter import aggregate as encounter
+from domain.events import DomainEvent, JsonObject
+from domain.rules.records import EncounterDiceRolled, RulingRecorded
+from domain.rules.ruleset import CommandContext
+from infra.services.executor import Executor, Idempotency, Response
+
+
+@dataclass(frozen=True)
+class Actor:
+    """Who is acting: a campaign member id, and whether they are the GM of this table."""
+
+    member_id: str
+    is_gm: bool = False
+
+
+class EncounterService:
+    """Runs Encounter commands; one per process."""
+
+    def __init__(self, executor: Executor, master_key: bytes, clock: Callable[[], datetime]):
+        self.executor = executor
+        self.master_key = master_key
+        self.clock = clock
+
+    def seed_of(self, encounter_id: UUID) -> bytes:
+        return derive_server_seed(self.master_key, encounter_id)
+
+    def open(
+        self,
+        actor: Actor,
+        *,
+        ruleset_id: str,
+        options: JsonObject,
+        battle_map: JsonObject,
+        encounter_id: UUID | None = None,
+        idempotency: Idempotency | None = None,
+    ) -> Response:
+        """Open an encounter and publish the commitment to its dice seed."""
+        encounter_id = encounter_id or uuid.uuid4()
+        payload = {
+            "ruleset_id": ruleset_id,
+            "options": options,
+            "battle_map": battle_map,
+            "commitment": commitment(self.seed_of(encounter_id)),
+        }
+        command = encounter.parse_command(
+            encounter.KIND.initial(encounter_id), "OpenEncounter", payload
+        )
+        events = encounter.decide(
+            encounter.KIND.initial(encounter_id), command, self._context(actor)
+        )
+        return self.executor.create(
+            encounter.KIND, encounter_id, events, _respond([]), idempotency=idempotency
+        )
+
+    def command(
+        self,
+        encounter_id: UUID,
+        actor: Actor,
+        command_type: str,
+        payload: JsonObject,
+        *,
+        expected_version: int | None = None,
+        client_seed: str | None = None,
+        hand_faces: Sequence[int] | None = None,
+        idempotency: Idempotency | None = None,
+    ) -> Response:
+        """Any encounter or ruleset command by name, as the API receives it."""
+        appended: list[DomainEvent] = []
+
+        def decide(state: encounter.Encounter) -> list[DomainEvent]:
+            command = encounter.parse_command(state, command_type, payload)
+            if command_type == "RevealSeed":
+                command = command.model_copy(
+                    update={"server_seed": self.seed_of(encounter_id).hex()}
+                )
+            events = encounter.decide(
+                state,
+                command,
+                self._context(actor, client_seed),
+                server_seed=self.seed_of(encounter_id),
+                hand_faces=hand_faces,
+            )
+            appended[:] = events
+            return events
+
+        return self.executor.execute(
+            encounter.KIND,
+            encounter_id,
+            decide,
+            _respond(appended),
+            expected_version=expected_version,
+            idempotency=idempotency,
+        )
+
+    def reveal(self, encounter_id: UUID, actor: Actor) -> Response:
+        """The GM publishes the seed: from now on anyone can recompute every die."""
+        return self.command(encounter_id, actor, "RevealSeed", {"server_seed": "0" * 64})
+
+    def state(self, encounter_id: UUID, *, version: int | None = None) -> tuple[Any, int]:
+        loaded = self.executor.load(encounter.KIND, encounter_id, upto=version)
+        return loaded.state, loaded.version
+
+    def _context(self, actor: Actor, client_seed: str | None = None) -> CommandContext:
+        return CommandContext(
+            at=self.clock(), by=actor.member_id, is_gm=actor.is_gm, client_seed=client_seed
+        )
+
+
+def _respond(appended: list[DomainEvent]) -> Callable[[encounter.Encounter, int], Response]:
+    def respond(state: encounter.Encounter, version: int) -> Response:
+        point = encounter.procedure(state) if state.opened else None
+        return {
+            "id": str(state.id),
+            "version": version,
+            "commitment": state.commitment,
+            "procedure": point.model_dump(mode="json") if point else None,
+            "events": [e.event_type for e in appended],
+            "rolls": [
+                e.result.model_dump(mode="json")
+                for e in appended
+                if isinstance(e, EncounterDiceRolled)
+            ],
+            "rulings": [
+                e.model_dump(mode="json") for e in appended if isinstance(e, RulingRecorded)
+            ],
+        }
+
+    return respond

@@ -1,0 +1,157 @@
+"""Encounter commands through the application service on real PostgreSQL.
+
+Given an open Glorious Drive encounter, each command is one load → decide → save: optimistic
+concurrency on the version, idempotent retries, snapshots that rebuild the same state.
+"""
+
+from __future__ import annotations
+
+import threading
+import uuid
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from domain.encounter import aggregate as encounter
+from domain.rules.errors import RuleViolation
+from infra.bootstrap import Runtime
+from infra.services.encounters import Actor
+from infra.services.executor import Idempotency, StaleVersion
+from infra.store.ledger import ConcurrencyConflict
+from tests.support.runtime import start_runtime
+from tests.unit.encounter.table import sheet, weapon
+
+pytestmark = pytest.mark.postgres
+
+GM, P1 = Actor("gm", is_gm=True), Actor("p1")
+
+
+@pytest.fixture
+def runtime(app_url: str, owner_url: str) -> Iterator[Runtime]:
+    runtime = start_runtime(app_url, owner_url)
+    yield runtime
+    runtime.close()
+
+
+def opened_fight(runtime: Runtime) -> uuid.UUID:
+    service = runtime.encounters
+    answer = service.open(GM, ruleset_id="glorious_drive", options={}, battle_map={})
+    fight = uuid.UUID(answer["id"])
+    joins: list[tuple[str, str, str, dict[str, Any]]] = [
+        ("ace", "p1", "pc", sheet(1, 1, reaction=10, weapons=[weapon()])),
+        ("grunt", "gm", "enemy", sheet(3, 1, reaction=2)),
+    ]
+    for combatant, controller, side, body in joins:
+        service.command(
+            fight,
+            GM,
+            "JoinCombatant",
+            {
+                "combatant_id": combatant,
+                "name": combatant,
+                "side": side,
+                "controller": controller,
+                "sheet": body,
+            },
+        )
+    return fight
+
+
+def test_given_an_open_fight_when_initiative_is_rolled_then_dice_precede_the_ruling(
+    runtime: Runtime,
+) -> None:
+    fight = opened_fight(runtime)
+    answer = runtime.encounters.command(fight, GM, "RollInitiative", {})
+    assert answer["events"][0] == "EncounterDiceRolled"
+    assert "GD-INIT-1" in answer["rulings"][0]["rule_ids"]
+    state, version = runtime.encounters.state(fight)
+    assert version == answer["version"]
+    assert state.rules.order == ("ace", "grunt")
+
+
+def test_a_stale_if_match_is_refused_with_the_current_version(runtime: Runtime) -> None:
+    fight = opened_fight(runtime)
+    with pytest.raises(StaleVersion) as refused:
+        runtime.encounters.command(fight, GM, "RollInitiative", {}, expected_version=1)
+    assert refused.value.current == 3
+
+
+def test_a_command_out_of_turn_cites_the_rule_and_appends_nothing(runtime: Runtime) -> None:
+    fight = opened_fight(runtime)
+    _, before = runtime.encounters.state(fight)
+    with pytest.raises(RuleViolation) as refused:
+        runtime.encounters.command(fight, P1, "Cleanup", {"combatant_id": "ace"})
+    assert refused.value.rule_id == "GD-TURN-1"
+    assert runtime.encounters.state(fight)[1] == before
+
+
+def test_a_retried_command_with_the_same_key_appends_once(runtime: Runtime) -> None:
+    fight = opened_fight(runtime)
+    key = Idempotency("gm:roll-1", "fingerprint")
+    first = runtime.encounters.command(fight, GM, "RollInitiative", {}, idempotency=key)
+    again = runtime.encounters.command(fight, GM, "RollInitiative", {}, idempotency=key)
+    assert again == first
+    assert runtime.encounters.state(fight)[1] == first["version"]
+
+
+def test_two_commands_on_one_version_exactly_one_succeeds(runtime: Runtime) -> None:
+    fight = opened_fight(runtime)
+    _, version = runtime.encounters.state(fight)
+    barrier = threading.Barrier(4)
+    outcomes: list[str] = []
+
+    def roll() -> None:
+        barrier.wait()
+        try:
+            runtime.encounters.command(fight, GM, "RollInitiative", {}, expected_version=version)
+            outcomes.append("ok")
+        except (StaleVersion, ConcurrencyConflict, RuleViolation):
+            outcomes.append("refused")
+
+    threads = [threading.Thread(target=roll) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(outcomes) == ["ok", "refused", "refused", "refused"]
+
+
+def test_a_snapshot_rebuilds_the_same_state_as_the_events(runtime: Runtime) -> None:
+    fight = opened_fight(runtime)
+    runtime.encounters.command(fight, GM, "RollInitiative", {})
+    state, version = runtime.encounters.state(fight)
+    snapshots = encounter.KIND.snapshot
+    assert snapshots is not None
+    runtime.ledger.save_snapshot(
+        fight, version, f"snapshot:encounter:{snapshots.version}", snapshots.dump(state)
+    )
+    from_snapshot, _ = runtime.encounters.state(fight)
+    replayed = encounter.KIND.rebuild(fight, (r.event for r in runtime.ledger.read(fight)))
+    assert from_snapshot == state == replayed
+
+
+def test_after_the_reveal_every_server_die_recomputes(runtime: Runtime) -> None:
+    fight = opened_fight(runtime)
+    runtime.encounters.command(fight, GM, "RollInitiative", {})
+    runtime.encounters.reveal(fight, GM)
+    state, _ = runtime.encounters.state(fight)
+    checks = encounter.audit(state, encounter.rolls_of(r.event for r in runtime.ledger.read(fight)))
+    assert checks
+    assert all(check.verified for check in checks)
+
+
+def test_a_cached_state_never_hides_what_another_process_appended(runtime: Runtime) -> None:
+    """Two API processes share a database: each caches states, neither may serve a stale one."""
+    from infra.services.encounters import EncounterService
+    from infra.services.executor import Executor
+
+    fight = opened_fight(runtime)
+    elsewhere = EncounterService(
+        Executor(runtime.ledger), runtime.dice_key, runtime.encounters.clock
+    )
+    _, cached_here = runtime.encounters.state(fight)  # cached in this process
+    elsewhere.command(fight, GM, "RollInitiative", {})  # appended by the other process
+    state, version = runtime.encounters.state(fight)
+    assert version > cached_here
+    assert state.rules.order == ("ace", "grunt")
