@@ -10,7 +10,7 @@ from fastapi import FastAPI
 from api import problems
 from api.limits import BodySizeLimit
 from api.ports import SenkiPort
-from api.routes import health, log
+from api.routes import campaigns, health, log
 
 MAX_BODY_BYTES = 256 * 1024
 
@@ -37,4 +37,5 @@ def create_app(start: Callable[[], SenkiPort], stop: Callable[[SenkiPort], None]
     problems.install(app)
     app.include_router(health.router)
     app.include_router(log.router)
+    app.include_router(campaigns.router)
     return app

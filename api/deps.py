@@ -7,6 +7,7 @@ from typing import Annotated, cast
 from fastapi import Depends, Request
 
 from api.ports import SenkiPort
+from infra.bootstrap import Runtime
 
 
 def get_senki(request: Request) -> SenkiPort:
@@ -14,3 +15,11 @@ def get_senki(request: Request) -> SenkiPort:
 
 
 SenkiDep = Annotated[SenkiPort, Depends(get_senki)]
+
+
+def get_runtime(request: Request) -> Runtime:
+    """The running service with its application services (routes that act on aggregates)."""
+    return cast(Runtime, request.app.state.senki)
+
+
+RuntimeDep = Annotated[Runtime, Depends(get_runtime)]

@@ -8,11 +8,17 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, ValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from api.ports import Unavailable
+from domain.aggregate import NotFound
+from domain.campaign.errors import InvalidOptions
+from domain.dice import DiceEntryError, DiceSyntaxError
+from domain.errors import CommandRefused, NotPermitted
 from domain.rules.errors import RuleViolation
+from infra.services.executor import IdempotencyKeyReused, StaleVersion
+from infra.store.ledger import ConcurrencyConflict
 
 log = logging.getLogger("senki.api")
 
@@ -33,6 +39,7 @@ class Problem(BaseModel):
     status: int
     detail: str = Field(description="What was wrong and what to do about it.")
     rule_id: str | None = Field(default=None, description="The rule (RULES.md) that refused it.")
+    current_version: int | None = Field(default=None, description="The version now (412).")
     errors: list[FieldError] | None = Field(default=None, description="Field errors (422).")
 
 
@@ -79,6 +86,54 @@ def install(app: FastAPI) -> None:
         return problem(
             422, "rule-violation", "Refused by the rules", str(error), rule_id=error.rule_id
         )
+
+    @app.exception_handler(StaleVersion)
+    async def stale(request: Request, error: StaleVersion) -> JSONResponse:
+        response = problem(
+            412, "stale-version", "The resource changed", str(error), current_version=error.current
+        )
+        response.headers["ETag"] = f'"{error.current}"'
+        return response
+
+    @app.exception_handler(ConcurrencyConflict)
+    async def conflict(request: Request, error: ConcurrencyConflict) -> JSONResponse:
+        return problem(409, "conflict", "Concurrent change", str(error))
+
+    @app.exception_handler(IdempotencyKeyReused)
+    async def reused(request: Request, error: IdempotencyKeyReused) -> JSONResponse:
+        return problem(422, "idempotency-key-reused", "Idempotency-Key reused", str(error))
+
+    @app.exception_handler(NotFound)
+    async def not_found(request: Request, error: NotFound) -> JSONResponse:
+        return problem(404, "not-found", "Not found", f"{error}: check the id")
+
+    @app.exception_handler(NotPermitted)
+    async def not_permitted(request: Request, error: NotPermitted) -> JSONResponse:
+        return problem(403, "forbidden", "Not allowed", str(error))
+
+    @app.exception_handler(InvalidOptions)
+    async def bad_options(request: Request, error: InvalidOptions) -> JSONResponse:
+        return problem(422, "invalid-options", "Invalid house rules", str(error))
+
+    @app.exception_handler(CommandRefused)
+    async def wrong_state(request: Request, error: CommandRefused) -> JSONResponse:
+        return problem(409, "wrong-state", "Not possible now", str(error))
+
+    async def bad_dice(request: Request, error: Exception) -> JSONResponse:
+        return problem(422, "bad-dice", "Bad dice", str(error))
+
+    for dice_error in (DiceSyntaxError, DiceEntryError):
+        app.add_exception_handler(dice_error, bad_dice)
+
+    @app.exception_handler(ValidationError)
+    async def invalid_inside(request: Request, error: ValidationError) -> JSONResponse:
+        # A body that passed the route's schema but not the domain's (a sheet, a command).
+        errors = [
+            FieldError(field=".".join(str(p) for p in e["loc"]), message=e["msg"])
+            for e in error.errors()
+        ]
+        summary = "; ".join(f"{e.field}: {e.message}" for e in errors[:5])
+        return problem(422, "invalid-request", "Invalid request", summary, errors=errors)
 
     @app.exception_handler(Unavailable)
     async def unavailable(request: Request, error: Unavailable) -> JSONResponse:

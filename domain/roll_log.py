@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict
 
 from domain.aggregate import AggregateKind
 from domain.dice import RollResult, Verification, roll, verify, verify_commitment
+from domain.errors import WrongState
 from domain.events import DomainEvent, registry
 
 
@@ -35,7 +36,7 @@ class DiceSeedRevealed(DomainEvent):
 registry.register(RollLogOpened, DiceRolled, DiceSeedRevealed)
 
 
-class RollLogClosed(ValueError):
+class RollLogClosed(WrongState):
     """The seed is revealed: further dice would be predictable, so no more rolls."""
 
 

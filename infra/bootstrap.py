@@ -11,6 +11,7 @@ from api.ports import LogHeadView, Unavailable
 from domain.catalog import registry
 from infra.database import Database, DatabaseUnavailable, DatabaseUrls
 from infra.dice_key import load_dice_key
+from infra.services.campaigns import CampaignService
 from infra.services.encounters import EncounterService
 from infra.services.executor import Executor
 from infra.services.roll_log import RollLogService
@@ -46,6 +47,7 @@ class Runtime:
         self.executor = Executor(self.ledger)
         self.roll_logs = RollLogService(self.executor, self.dice_key, utc_now)
         self.encounters = EncounterService(self.executor, self.dice_key, utc_now)
+        self.campaigns = CampaignService(self.executor, self.dice_key, utc_now)
 
     def check_ready(self) -> None:
         try:

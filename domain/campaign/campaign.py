@@ -11,6 +11,7 @@ from uuid import UUID
 from pydantic import BaseModel, ConfigDict, JsonValue
 
 from domain.aggregate import AggregateKind
+from domain.campaign.access import AccessToken, AccessTokenIssued, AccessTokenRevoked
 from domain.campaign.errors import WrongState
 from domain.events import DomainEvent, registry
 from domain.rules.glorious_drive.options import GloriousDriveOptions
@@ -63,6 +64,7 @@ class Campaign(BaseModel):
     ruleset: RulesetId = "glorious_drive"
     options: Options = {}
     members: dict[str, Role] = {}
+    tokens: dict[str, AccessToken] = {}
 
     @property
     def opened(self) -> bool:
@@ -99,6 +101,12 @@ def evolve(state: Campaign, event: DomainEvent) -> Campaign:
             return _with(state, member, None)
         case CampaignOptionsChanged(options=options):
             return state.model_copy(update={"options": options})
+        case AccessTokenIssued():
+            token = AccessToken(**event.model_dump(exclude={"at", "by"}), issued_by=event.by)
+            return state.model_copy(update={"tokens": state.tokens | {token.token_id: token}})
+        case AccessTokenRevoked(token_id=token_id):
+            revoked = state.tokens[token_id].model_copy(update={"revoked": True})
+            return state.model_copy(update={"tokens": state.tokens | {token_id: revoked}})
     return state
 
 

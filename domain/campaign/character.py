@@ -140,7 +140,7 @@ def _hp(event: HpDecided) -> dict[str, object]:
     }
 
 
-def evolve(state: Character, event: DomainEvent) -> Character:  # noqa: PLR0911 - one per event
+def evolve(state: Character, event: DomainEvent) -> Character:
     match event:
         case CharacterRegistered():
             fields = event.model_dump(exclude={"at", "by"})

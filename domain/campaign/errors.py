@@ -6,13 +6,16 @@ what was wrong and what to do instead.
 
 from __future__ import annotations
 
+from domain.errors import CommandRefused, NotPermitted, WrongState
 
-class CommandRefused(ValueError):
-    """A command that does not fit the aggregate's current state."""
-
-
-class NotPermitted(CommandRefused):
-    """The actor's role in the campaign does not allow this command."""
+__all__ = [
+    "CommandRefused",
+    "InvalidOptions",
+    "LastGameMaster",
+    "NotPermitted",
+    "UnknownMember",
+    "WrongState",
+]
 
 
 class UnknownMember(CommandRefused):
@@ -25,7 +28,3 @@ class LastGameMaster(CommandRefused):
 
 class InvalidOptions(CommandRefused):
     """House-rule options that the ruleset's options model does not accept."""
-
-
-class WrongState(CommandRefused):
-    """The aggregate does not exist yet, exists already, or is past the step asked for."""

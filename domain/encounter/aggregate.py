@@ -157,6 +157,8 @@ def _open(state: Encounter, command: OpenEncounter, ctx: CommandContext) -> list
             options=options,
             battle_map=battle_map,
             commitment=command.commitment,
+            campaign_id=command.campaign_id,
+            scenario_id=command.scenario_id,
             at=ctx.at,
             by=ctx.by,
         )

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from uuid import UUID
+
 from pydantic import Field
 
 from domain.events import JsonObject
@@ -16,6 +18,8 @@ class OpenEncounter(Command):
     options: JsonObject = Field(default_factory=dict)
     battle_map: JsonObject = Field(default_factory=dict)
     commitment: str = Field(pattern=r"^[0-9a-f]{64}$")
+    campaign_id: UUID | None = None
+    scenario_id: UUID | None = None
 
 
 class JoinCombatant(Command):

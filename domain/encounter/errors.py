@@ -2,14 +2,6 @@
 
 from __future__ import annotations
 
+from domain.errors import CommandRefused, NotPermitted, WrongState
 
-class CommandRefused(ValueError):
-    """A command that does not fit the encounter's current state."""
-
-
-class NotPermitted(CommandRefused):
-    """The issuer may not issue this command (not the GM, not the combatant's controller)."""
-
-
-class WrongState(CommandRefused):
-    """The encounter is not open yet, is open already, or has ended."""
+__all__ = ["CommandRefused", "NotPermitted", "WrongState"]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from uuid import UUID
+
 from domain.events import DomainEvent, JsonObject, registry
 
 
@@ -14,6 +16,10 @@ class EncounterOpened(DomainEvent):
     options: JsonObject  # every option in force, defaults filled in
     battle_map: JsonObject
     commitment: str  # sha256(server_seed), hex
+    # Where the fight belongs (who may see and act in it); absent in a free-standing fight.
+    # Added with a default, so the stored v1 shape still reads unchanged.
+    campaign_id: UUID | None = None
+    scenario_id: UUID | None = None
 
 
 class CombatantJoined(DomainEvent):

@@ -25,6 +25,8 @@ class Encounter(BaseModel):
     options: JsonObject = {}
     battle_map: JsonObject = {}
     commitment: str = ""
+    campaign_id: UUID | None = None
+    scenario_id: UUID | None = None
     combatants: tuple[Entrant, ...] = ()
     rules: BaseModel | None = None  # the ruleset's own frozen state
     roll_count: int = 0  # roll sequences are 0..roll_count-1; the rolls live in the events
@@ -57,6 +59,8 @@ def evolve(state: Encounter, event: DomainEvent) -> Encounter:
                     "options": event.options,
                     "battle_map": event.battle_map,
                     "commitment": event.commitment,
+                    "campaign_id": event.campaign_id,
+                    "scenario_id": event.scenario_id,
                     "rules": ruleset.initial_state(event.options, event.battle_map),
                 }
             )

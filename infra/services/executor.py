@@ -51,6 +51,17 @@ class Idempotency:
 
 
 @dataclass(frozen=True)
+class Write:
+    """How a write is guarded: the If-Match version, and the request's idempotency key."""
+
+    expected_version: int | None = None
+    idempotency: Idempotency | None = None
+
+
+NO_GUARD = Write()
+
+
+@dataclass(frozen=True)
 class Loaded(Generic[S]):
     state: S
     version: int

@@ -45,7 +45,7 @@ def joined(state: GdState, entrant: Entrant) -> GdState:
     return state.replace(combatant)
 
 
-def evolve(state: GdState, event: DomainEvent) -> GdState:  # noqa: PLR0911, PLR0912
+def evolve(state: GdState, event: DomainEvent) -> GdState:  # noqa: PLR0912
     match event:
         case ev.InitiativeOrdered(turn=turn, order=order):
             started = state.model_copy(

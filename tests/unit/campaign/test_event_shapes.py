@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from domain.campaign import campaign, character, scenario, unit
+from domain.campaign import access, campaign, character, scenario, unit
 from domain.campaign.model import FULL, Item, Ratio, SheetHp, Skill
 from domain.catalog import registry
 from domain.events import DomainEvent
@@ -48,6 +48,16 @@ SAMPLES: list[DomainEvent] = [
     campaign.MemberRoleChanged(member_id="player-1", role="gm", at=AT, by=GM),
     campaign.MemberRemoved(member_id="player-1", at=AT, by="player-1"),
     campaign.CampaignOptionsChanged(options={"piloting_rounding": "ceil"}, at=AT, by=GM),
+    access.AccessTokenIssued(
+        token_id="0a1b2c3d",
+        kind="member",
+        member_id=GM,
+        label="first GM token",
+        secret_sha256="ab" * 32,
+        at=AT,
+        by=GM,
+    ),
+    access.AccessTokenRevoked(token_id="0a1b2c3d", at=AT, by=GM),
     character.CharacterRegistered(
         campaign_id=CAMPAIGN,
         owner=GM,

@@ -65,7 +65,7 @@ def fights(draw: st.DrawFn) -> Table:
     return table
 
 
-def concrete(legal: LegalCommand, table: Table, data: st.DataObject) -> Command:  # noqa: PLR0911
+def concrete(legal: LegalCommand, table: Table, data: st.DataObject) -> Command:
     """A command of the kind `legal` names, with drawn parameters (which may be refused)."""
     who = legal.combatant or "a"
     others = [cid for cid in IDS if cid != who]

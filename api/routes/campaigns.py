@@ -1,0 +1,236 @@
+"""Campaigns, their members, house rules and access tokens."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+from uuid import UUID
+
+from fastapi import APIRouter, Depends, Header, Response, status
+from pydantic import BaseModel, Field, JsonValue
+
+from api.deps import RuntimeDep
+from api.security import GM_ONLY, MEMBERS, READERS, PrincipalDep, require
+from api.writes import etag, guard, idempotency_key, if_match
+from infra.services.executor import Idempotency, Write
+
+router = APIRouter(prefix="/v1/campaigns", tags=["campaigns"])
+
+KeyDep = Annotated[Idempotency, Depends(idempotency_key)]
+IfMatchDep = Annotated[int | None, Depends(if_match)]
+
+Ruleset = Literal["glorious_drive", "wizardry_round", "armor_knights"]
+Role = Literal["gm", "player", "viewer"]
+
+
+class CampaignCreate(BaseModel):
+    name: str = Field(min_length=1, max_length=200, examples=["蒼穹のアサルトコア"])
+    ruleset: Ruleset = "glorious_drive"
+    options: dict[str, JsonValue] = Field(
+        default_factory=dict,
+        description="House rules: any Interpretation of RULES.md (e.g. faint_rule).",
+        examples=[{"faint_rule": "text"}],
+    )
+    gm_member_id: str = Field(min_length=1, max_length=100, examples=["gm-akasaka"])
+
+
+class Member(BaseModel):
+    member_id: str
+    role: Role
+
+
+class CampaignPublic(BaseModel):
+    id: str
+    version: int
+    name: str
+    ruleset: Ruleset
+    options: dict[str, JsonValue]
+    members: list[Member]
+
+
+class CampaignCreated(CampaignPublic):
+    token: str = Field(description="The GM's first token. Shown once: keep it safe.")
+    token_id: str
+
+
+class MemberCreate(BaseModel):
+    member_id: str = Field(min_length=1, max_length=100, examples=["player-aoi"])
+    role: Role = "player"
+
+
+class MemberPatch(BaseModel):
+    role: Role
+
+
+class OptionsPut(BaseModel):
+    options: dict[str, JsonValue]
+
+
+class TokenCreate(BaseModel):
+    kind: Literal["member", "site"] = "member"
+    member_id: str | None = Field(default=None, description="Required for a member token.")
+    label: str = Field(default="", max_length=200, examples=["Aoi's phone"])
+
+
+class TokenIssued(CampaignPublic):
+    token: str = Field(description="Shown once: keep it safe.")
+    token_id: str
+
+
+class TokenPublic(BaseModel):
+    token_id: str
+    kind: Literal["member", "site"]
+    member_id: str | None
+    label: str
+    issued_by: str
+    revoked: bool
+
+
+def _public(answer: dict[str, Any], response: Response) -> CampaignPublic:
+    etag(response, answer["version"])
+    return CampaignPublic.model_validate(answer)
+
+
+@router.post("", status_code=status.HTTP_201_CREATED, response_model=CampaignCreated)
+def create_campaign(
+    body: CampaignCreate, runtime: RuntimeDep, key: KeyDep, response: Response
+) -> CampaignCreated:
+    """Open a campaign; the answer carries its GM's first token, shown this once."""
+    answer = runtime.campaigns.open(
+        body.name, body.ruleset, body.options, gm=body.gm_member_id, idempotency=key
+    )
+    etag(response, answer["version"])
+    response.headers["Location"] = f"/v1/campaigns/{answer['id']}"
+    return CampaignCreated.model_validate(answer)
+
+
+@router.get(
+    "/{campaign_id}",
+    response_model=CampaignPublic,
+    responses={304: {"description": "Not modified (If-None-Match)"}},
+)
+def get_campaign(
+    campaign_id: UUID,
+    runtime: RuntimeDep,
+    who: PrincipalDep,
+    response: Response,
+    if_none_match: Annotated[str | None, Header()] = None,
+) -> Any:
+    """The campaign, its members and house rules; ETag is its version."""
+    require(who, campaign_id, READERS)
+    state, version = runtime.campaigns.get(campaign_id)
+    if if_none_match == f'"{version}"':
+        return Response(status_code=304, headers={"ETag": f'"{version}"'})
+    from infra.services.campaigns import describe
+
+    return _public(describe(state, version), response)
+
+
+@router.post("/{campaign_id}/members", response_model=CampaignPublic)
+def add_member(
+    campaign_id: UUID,
+    body: MemberCreate,
+    runtime: RuntimeDep,
+    who: PrincipalDep,
+    key: KeyDep,
+    version: IfMatchDep,
+    response: Response,
+) -> CampaignPublic:
+    """The GM adds a member with a role."""
+    require(who, campaign_id, GM_ONLY)
+    answer = runtime.campaigns.add_member(
+        campaign_id, who.actor, body.member_id, body.role, guard(key, version)
+    )
+    return _public(answer, response)
+
+
+@router.patch("/{campaign_id}/members/{member_id}", response_model=CampaignPublic)
+def change_role(
+    campaign_id: UUID,
+    member_id: str,
+    body: MemberPatch,
+    runtime: RuntimeDep,
+    who: PrincipalDep,
+    version: IfMatchDep,
+    response: Response,
+) -> CampaignPublic:
+    """The GM changes a member's role (a campaign always keeps one GM)."""
+    require(who, campaign_id, GM_ONLY)
+    answer = runtime.campaigns.change_role(
+        campaign_id, who.actor, member_id, body.role, Write(expected_version=version)
+    )
+    return _public(answer, response)
+
+
+@router.delete("/{campaign_id}/members/{member_id}", response_model=CampaignPublic)
+def remove_member(
+    campaign_id: UUID,
+    member_id: str,
+    runtime: RuntimeDep,
+    who: PrincipalDep,
+    version: IfMatchDep,
+    response: Response,
+) -> CampaignPublic:
+    """The GM removes a member, or a member leaves; their tokens stop working."""
+    require(who, campaign_id, MEMBERS)
+    answer = runtime.campaigns.remove_member(
+        campaign_id, who.actor, member_id, Write(expected_version=version)
+    )
+    return _public(answer, response)
+
+
+@router.put("/{campaign_id}/options", response_model=CampaignPublic)
+def change_options(
+    campaign_id: UUID,
+    body: OptionsPut,
+    runtime: RuntimeDep,
+    who: PrincipalDep,
+    version: IfMatchDep,
+    response: Response,
+) -> CampaignPublic:
+    """The GM sets the house rules (checked against the ruleset's options)."""
+    require(who, campaign_id, GM_ONLY)
+    answer = runtime.campaigns.change_options(
+        campaign_id, who.actor, body.options, Write(expected_version=version)
+    )
+    return _public(answer, response)
+
+
+@router.post("/{campaign_id}/tokens", status_code=201, response_model=TokenIssued)
+def issue_token(
+    campaign_id: UUID,
+    body: TokenCreate,
+    runtime: RuntimeDep,
+    who: PrincipalDep,
+    key: KeyDep,
+    response: Response,
+) -> TokenIssued:
+    """The GM issues a token for a member, or a read-only one for a character-sheet site."""
+    require(who, campaign_id, GM_ONLY)
+    answer = runtime.campaigns.issue_token(
+        campaign_id,
+        who.actor,
+        kind=body.kind,
+        member_id=body.member_id,
+        label=body.label,
+        write=guard(key, None),
+    )
+    etag(response, answer["version"])
+    return TokenIssued.model_validate(answer)
+
+
+@router.get("/{campaign_id}/tokens", response_model=list[TokenPublic])
+def list_tokens(campaign_id: UUID, runtime: RuntimeDep, who: PrincipalDep) -> list[TokenPublic]:
+    """Every token of the campaign (never a secret or its hash)."""
+    require(who, campaign_id, GM_ONLY)
+    state, _ = runtime.campaigns.get(campaign_id)
+    return [TokenPublic.model_validate(t.model_dump()) for t in state.tokens.values()]
+
+
+@router.delete("/{campaign_id}/tokens/{token_id}", response_model=CampaignPublic)
+def revoke_token(
+    campaign_id: UUID, token_id: str, runtime: RuntimeDep, who: PrincipalDep, response: Response
+) -> CampaignPublic:
+    """Revoke a token: the GM any, a member their own. It stops working at once."""
+    require(who, campaign_id, MEMBERS)
+    answer = runtime.campaigns.revoke_token(campaign_id, who.actor, token_id)
+    return _public(answer, response)

@@ -1,0 +1,75 @@
+"""Issuing and revoking access tokens: only a GM may, except the first token at opening."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from domain.campaign.access import AccessTokenIssued, AccessTokenRevoked, TokenRole
+from domain.campaign.campaign import Campaign
+from domain.campaign.errors import NotPermitted, UnknownMember, WrongState
+from domain.events import DomainEvent
+
+
+def first_token(gm: str, token_id: str, secret_sha256: str, *, at: datetime) -> list[DomainEvent]:
+    """The opener's own token, issued with the campaign and returned once."""
+    return [
+        AccessTokenIssued(
+            token_id=token_id,
+            kind="member",
+            member_id=gm,
+            label="first GM token",
+            secret_sha256=secret_sha256,
+            at=at,
+            by=gm,
+        )
+    ]
+
+
+def issue_token(
+    state: Campaign,
+    *,
+    kind: TokenRole,
+    member_id: str | None,
+    label: str,
+    token_id: str,
+    secret_sha256: str,
+    at: datetime,
+    by: str,
+) -> list[DomainEvent]:
+    """A GM issues a token for a member of this campaign, or a read-only one for a sheet site."""
+    _gm(state, by, "issue tokens")
+    if token_id in state.tokens:
+        raise WrongState(f"token {token_id} exists already")
+    if kind == "member":
+        if member_id is None or state.role_of(member_id) is None:
+            raise UnknownMember(f"{member_id!r} is not a member of this campaign; add them first")
+    elif member_id is not None:
+        raise WrongState("a sheet-site token belongs to no member: leave member_id empty")
+    return [
+        AccessTokenIssued(
+            token_id=token_id,
+            kind=kind,
+            member_id=member_id,
+            label=label,
+            secret_sha256=secret_sha256,
+            at=at,
+            by=by,
+        )
+    ]
+
+
+def revoke_token(state: Campaign, token_id: str, *, at: datetime, by: str) -> list[DomainEvent]:
+    """A GM revokes any token; a member may revoke their own. Revoking twice changes nothing."""
+    token = state.tokens.get(token_id)
+    if token is None:
+        raise WrongState(f"no token {token_id} in this campaign")
+    if state.role_of(by) != "gm" and token.member_id != by:
+        raise NotPermitted("only a GM may revoke someone else's token")
+    if token.revoked:
+        return []
+    return [AccessTokenRevoked(token_id=token_id, at=at, by=by)]
+
+
+def _gm(state: Campaign, by: str, doing: str) -> None:
+    if state.role_of(by) != "gm":
+        raise NotPermitted(f"only a GM may {doing}")

@@ -1,0 +1,249 @@
+"""Application service for campaigns: opening, members, house rules and access tokens.
+
+A token reads `senki.<campaign hex>.<token id>.<secret>`: it names its campaign, so checking it
+is one (cached) load of that campaign and a constant-time compare of the secret's hash.
+
+The secret is HMAC(master key, campaign, token id): a retried request (same Idempotency-Key)
+gets the same token back without any secret being stored — neither in the events (only its
+SHA-256) nor in the idempotency table (only the token id).
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import secrets
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Literal
+from uuid import UUID
+
+from domain.campaign import access_commands as ac
+from domain.campaign import campaign
+from domain.campaign import campaign_commands as cc
+from domain.campaign.campaign import Campaign, Options, Role, RulesetId
+from domain.events import DomainEvent
+from infra.services.executor import NO_GUARD, Executor, Idempotency, Response, Write
+
+PrincipalRole = Literal["gm", "player", "viewer", "site"]
+
+
+@dataclass(frozen=True)
+class Principal:
+    """Who a request acts as, after its token was checked."""
+
+    campaign_id: UUID
+    token_id: str
+    role: PrincipalRole
+    member_id: str | None  # None for a sheet-site token
+
+    @property
+    def actor(self) -> str:
+        return self.member_id or f"site:{self.token_id}"
+
+
+class InvalidToken(PermissionError):
+    """Unknown, malformed, revoked, or its member left the campaign (HTTP 401)."""
+
+
+def secret_hash(secret: str) -> str:
+    return hashlib.sha256(secret.encode()).hexdigest()
+
+
+def token_secret(master_key: bytes, campaign_id: UUID, token_id: str) -> str:
+    tag = b"senki/token/v1/" + campaign_id.bytes + token_id.encode()
+    return base64.urlsafe_b64encode(hmac.digest(master_key, tag, "sha256")).decode().rstrip("=")
+
+
+def bearer(campaign_id: UUID, token_id: str, secret: str) -> str:
+    return f"senki.{campaign_id.hex}.{token_id}.{secret}"
+
+
+class CampaignService:
+    """Campaign commands and token checks; one per process."""
+
+    def __init__(
+        self, executor: Executor, master_key: bytes, clock: Callable[[], datetime]
+    ) -> None:
+        self.executor = executor
+        self.master_key = master_key
+        self.clock = clock
+
+    def _with_token(self, answer: Response) -> Response:
+        """Show the bearer token that the answer's token id stands for (derived, not stored)."""
+        campaign_id, token_id = UUID(answer["id"]), answer["token_id"]
+        secret = token_secret(self.master_key, campaign_id, token_id)
+        return answer | {"token": bearer(campaign_id, token_id, secret)}
+
+    def open(
+        self,
+        name: str,
+        ruleset: RulesetId,
+        options: Options,
+        *,
+        gm: str,
+        idempotency: Idempotency | None = None,
+    ) -> Response:
+        """Open a campaign; the opener is its first GM and gets the first token, once."""
+        campaign_id, token_id = uuid.uuid4(), secrets.token_hex(4)
+        secret = token_secret(self.master_key, campaign_id, token_id)
+        at = self.clock()
+        command = cc.OpenCampaign(name=name, ruleset=ruleset, options=options)
+        events: list[DomainEvent] = [
+            *cc.open_campaign(campaign.KIND.initial(campaign_id), command, at=at, by=gm),
+            *ac.first_token(gm, token_id, secret_hash(secret), at=at),
+        ]
+        answer = self.executor.create(
+            campaign.KIND,
+            campaign_id,
+            events,
+            lambda state, version: describe(state, version) | {"token_id": token_id},
+            idempotency=idempotency,
+        )
+        return self._with_token(answer)
+
+    def get(self, campaign_id: UUID) -> tuple[Campaign, int]:
+        loaded = self.executor.load(campaign.KIND, campaign_id)
+        return loaded.state, loaded.version
+
+    def add_member(
+        self, campaign_id: UUID, by: str, member_id: str, role: Role, write: Write = NO_GUARD
+    ) -> Response:
+        return self._run(
+            campaign_id,
+            lambda s: cc.add_member(
+                s, cc.AddMember(member_id=member_id, role=role), at=self.clock(), by=by
+            ),
+            write,
+        )
+
+    def change_role(
+        self, campaign_id: UUID, by: str, member_id: str, role: Role, write: Write = NO_GUARD
+    ) -> Response:
+        return self._run(
+            campaign_id,
+            lambda s: cc.change_role(
+                s, cc.ChangeMemberRole(member_id=member_id, role=role), at=self.clock(), by=by
+            ),
+            write,
+        )
+
+    def remove_member(
+        self, campaign_id: UUID, by: str, member_id: str, write: Write = NO_GUARD
+    ) -> Response:
+        return self._run(
+            campaign_id,
+            lambda s: cc.remove_member(
+                s, cc.RemoveMember(member_id=member_id), at=self.clock(), by=by
+            ),
+            write,
+        )
+
+    def change_options(
+        self, campaign_id: UUID, by: str, options: Options, write: Write = NO_GUARD
+    ) -> Response:
+        return self._run(
+            campaign_id,
+            lambda s: cc.change_options(
+                s, cc.ChangeOptions(options=options), at=self.clock(), by=by
+            ),
+            write,
+        )
+
+    def issue_token(
+        self,
+        campaign_id: UUID,
+        by: str,
+        *,
+        kind: Literal["member", "site"],
+        member_id: str | None,
+        label: str,
+        write: Write = NO_GUARD,
+    ) -> Response:
+        """A new bearer token for a member or a sheet site, shown in the answer."""
+        token_id = secrets.token_hex(4)
+        secret = token_secret(self.master_key, campaign_id, token_id)
+        answer = self.executor.execute(
+            campaign.KIND,
+            campaign_id,
+            lambda s: ac.issue_token(
+                s,
+                kind=kind,
+                member_id=member_id,
+                label=label,
+                token_id=token_id,
+                secret_sha256=secret_hash(secret),
+                at=self.clock(),
+                by=by,
+            ),
+            lambda state, version: describe(state, version) | {"token_id": token_id},
+            expected_version=write.expected_version,
+            idempotency=write.idempotency,
+        )
+        return self._with_token(answer)
+
+    def revoke_token(
+        self, campaign_id: UUID, by: str, token_id: str, write: Write = NO_GUARD
+    ) -> Response:
+        return self._run(
+            campaign_id, lambda s: ac.revoke_token(s, token_id, at=self.clock(), by=by), write
+        )
+
+    def authenticate(self, token: str) -> Principal:
+        """The principal a bearer token stands for, or InvalidToken."""
+        parts = token.split(".")
+        if len(parts) != 4 or parts[0] != "senki":
+            raise InvalidToken("not a Senki token: it should look like senki.<…>.<…>.<…>")
+        try:
+            campaign_id = UUID(hex=parts[1])
+        except ValueError:
+            raise InvalidToken("the token names no campaign") from None
+        try:
+            state = self.executor.load(campaign.KIND, campaign_id).state
+        except LookupError:
+            raise InvalidToken("the token's campaign does not exist") from None
+        return _principal(state, parts[2], parts[3])
+
+    def _run(
+        self,
+        campaign_id: UUID,
+        decide: Callable[[Campaign], list[DomainEvent]],
+        write: Write = NO_GUARD,
+    ) -> Response:
+        return self.executor.execute(
+            campaign.KIND,
+            campaign_id,
+            decide,
+            describe,
+            expected_version=write.expected_version,
+            idempotency=write.idempotency,
+        )
+
+
+def _principal(state: Campaign, token_id: str, secret: str) -> Principal:
+    record = state.tokens.get(token_id)
+    if record is None or not hmac.compare_digest(record.secret_sha256, secret_hash(secret)):
+        raise InvalidToken("unknown token: ask your GM for a new one")
+    if record.revoked:
+        raise InvalidToken("this token was revoked: ask your GM for a new one")
+    if record.kind == "site":
+        return Principal(state.id, token_id, "site", None)
+    role = state.role_of(record.member_id or "")
+    if role is None:
+        raise InvalidToken("this token's member has left the campaign")
+    return Principal(state.id, token_id, role, record.member_id)
+
+
+def describe(state: Campaign, version: int) -> Response:
+    """A campaign as the API shows it (token hashes are never shown)."""
+    return {
+        "id": str(state.id),
+        "version": version,
+        "name": state.name,
+        "ruleset": state.ruleset,
+        "options": state.options,
+        "members": [{"member_id": m, "role": r} for m, r in sorted(state.members.items())],
+    }
