@@ -32,6 +32,7 @@ def create_app(start: Callable[[], SenkiPort], stop: Callable[[SenkiPort], None]
         summary="An event-sourced campaign ledger for Japanese tabletop RPG combat.",
         version="0.1.0",
         lifespan=lifespan,
+        responses=problems.RESPONSES,
     )
     app.add_middleware(BodySizeLimit, max_bytes=MAX_BODY_BYTES)
     problems.install(app)
