@@ -74,6 +74,7 @@ def utc_now() -> datetime:
 def start(settings: Settings | None = None) -> Runtime:
     """Start or attach to PostgreSQL, migrate on the embedded default, open the ledger."""
     settings = settings or Settings()
+    dice_key = load_dice_key(settings)  # a missing key is a setup error: say so before connecting
     database = Database(settings)
     urls = database.open()
     try:
@@ -84,7 +85,7 @@ def start(settings: Settings | None = None) -> Runtime:
         ledger = open_ledger(
             urls.service, registry=registry, shards=settings.shards, pool_size=settings.pool_size
         )
-        return Runtime(settings, database, urls, ledger, load_dice_key(settings))
+        return Runtime(settings, database, urls, ledger, dice_key)
     except Exception:
         database.close()
         raise

@@ -18,7 +18,11 @@ def load_dice_key(settings: Settings) -> bytes:
     if settings.dice_master_key is not None:
         return bytes.fromhex(settings.dice_master_key.get_secret_value())
     if not settings.embedded:
-        raise DiceKeyError("SENKI_DICE_MASTER_KEY is required with an external database")
+        raise DiceKeyError(
+            "SENKI_DICE_MASTER_KEY is required with an external database (generate one with "
+            "`openssl rand -hex 32` and keep it in a secret: every dice seed and token derives "
+            "from it)"
+        )
     return _key_file(settings.dice_key_file)
 
 

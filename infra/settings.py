@@ -6,7 +6,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field, SecretStr, field_validator, model_validator
+from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 LogLevel = Literal["debug", "info", "warning", "error"]
@@ -45,14 +45,20 @@ class Settings(BaseSettings):
     )
     dice_master_key: SecretStr | None = Field(
         default=None,
-        description="Hex master key (32+ bytes) the dice seeds are derived from. Generated into "
-        "the data directory on the first embedded run; required with an external database.",
+        description="Hex master key (32+ bytes) the dice seeds and tokens are derived from. "
+        "Generated into the data directory on the first embedded run; required to serve with "
+        "an external database (not to migrate).",
     )
     host: str = "127.0.0.1"
     port: int = Field(default=8000, ge=1, le=65535)
     log_level: LogLevel = "info"
     shards: int = Field(default=1, ge=1, le=64, description="Number of event-log shards.")
     pool_size: int = Field(default=8, ge=1, le=200)
+    cors_origins: list[str] = Field(
+        default_factory=list,
+        description="Origins (e.g. https://sheets.example) whose browsers may call the API, as a "
+        "JSON list in SENKI_CORS_ORIGINS; empty: no CORS.",
+    )
 
     @field_validator("database_url", "migration_database_url")
     @classmethod
@@ -77,15 +83,6 @@ class Settings(BaseSettings):
         if len(raw) < 32:
             raise ValueError("must be at least 32 bytes (64 hex characters)")
         return value
-
-    @model_validator(mode="after")
-    def _external_needs_key(self) -> Settings:
-        if self.database_url is not None and self.dice_master_key is None:
-            raise ValueError(
-                "SENKI_DICE_MASTER_KEY is required with an external database "
-                "(generate one with `openssl rand -hex 32`; keep it in a secret)"
-            )
-        return self
 
     @property
     def embedded(self) -> bool:

@@ -79,8 +79,11 @@ def decide(
     *,
     server_seed: bytes | None = None,
     hand_faces: Sequence[int] | None = None,
+    dice: Dice | None = None,
 ) -> list[DomainEvent]:
-    """The events a command leads to, or a refusal that changes nothing."""
+    """The events a command leads to, or a refusal that changes nothing.
+
+    `dice` replaces the encounter's own dice (a replay supplies the original faces)."""
     meta = {"at": ctx.at, "by": ctx.by}
     match command:
         case OpenEncounter():
@@ -101,8 +104,8 @@ def decide(
         raise NotPermitted("only the GM enters dice rolled by hand")
     if server_seed is not None and not verify_commitment(server_seed, state.commitment):
         raise WrongState("the server seed does not match this encounter's commitment")
-    source = _dice_source(state, ctx, server_seed, hand_faces)
-    dice = Dice(source, by=ctx.by, at=ctx.at)
+    if dice is None:
+        dice = Dice(_dice_source(state, ctx, server_seed, hand_faces), by=ctx.by, at=ctx.at)
     events = state.ruleset.decide(state.rules, command, dice, ctx)
     dice.check_settled()
     check_dice_before_rulings(state, events)

@@ -6,6 +6,13 @@ from uuid import UUID
 
 from pydantic import BaseModel, ConfigDict
 
+from domain.encounter.dispute_events import (
+    CombatantCorrected,
+    Dispute,
+    DisputeAmended,
+    DisputeUpheld,
+    RulingDisputed,
+)
 from domain.encounter.events import CombatantJoined, EncounterOpened, EncounterSeedRevealed
 from domain.encounter.rulesets import ruleset_for
 from domain.events import DomainEvent, JsonObject
@@ -33,6 +40,7 @@ class Encounter(BaseModel):
     rulings: int = 0
     ended: bool = False
     revealed_seed: str | None = None
+    disputes: dict[str, Dispute] = {}
 
     @property
     def opened(self) -> bool:
@@ -74,6 +82,10 @@ def evolve(state: Encounter, event: DomainEvent) -> Encounter:
             )
         case EncounterSeedRevealed(server_seed=seed):
             return state.model_copy(update={"revealed_seed": seed})
+        case RulingDisputed() | DisputeUpheld() | DisputeAmended():
+            return state.model_copy(update={"disputes": _disputes(state.disputes, event)})
+        case CombatantCorrected(combatant_id=combatant, changes=changes):
+            return state.model_copy(update={"rules": _corrected(state.rules, combatant, changes)})
         case EncounterDiceRolled():
             state = state.model_copy(update={"roll_count": state.roll_count + 1})
         case RulingRecorded():
@@ -83,3 +95,27 @@ def evolve(state: Encounter, event: DomainEvent) -> Encounter:
     if state.rules is None:
         return state
     return state.model_copy(update={"rules": state.ruleset.evolve(state.rules, event)})
+
+
+def _disputes(disputes: dict[str, Dispute], event: DomainEvent) -> dict[str, Dispute]:
+    match event:
+        case RulingDisputed(dispute_id=key, ruling_version=version, reason=reason, by=by):
+            return disputes | {
+                key: Dispute(dispute_id=key, ruling_version=version, reason=reason, filed_by=by)
+            }
+        case DisputeUpheld(dispute_id=key):
+            return disputes | {key: disputes[key].model_copy(update={"status": "upheld"})}
+        case DisputeAmended(dispute_id=key):
+            return disputes | {key: disputes[key].model_copy(update={"status": "amended"})}
+    return disputes
+
+
+def _corrected(rules: BaseModel | None, combatant: str, changes: JsonObject) -> BaseModel | None:
+    """Apply a correction to the ruleset's combatant record, whatever the ruleset: every
+    ruleset keeps its combatants in a `combatants` mapping of pydantic models."""
+    combatants = getattr(rules, "combatants", None)
+    if rules is None or not isinstance(combatants, dict) or combatant not in combatants:
+        return rules
+    current = combatants[combatant]
+    fixed = type(current).model_validate(current.model_dump() | changes)
+    return rules.model_copy(update={"combatants": combatants | {combatant: fixed}})

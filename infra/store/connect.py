@@ -10,6 +10,8 @@ from psycopg.conninfo import conninfo_to_dict
 
 from infra.store.names import SCHEMA
 
+_PASSED_BY_LIBRARY = frozenset({"dbname", "host", "port", "user", "password"})
+
 
 def datastore_for(url: str, *, pool_size: int = 4, lock_timeout_s: int = 10) -> PostgresDatastore:
     """A pooled datastore in schema `senki`, its pool already open.
@@ -34,6 +36,12 @@ def datastore_for(url: str, *, pool_size: int = 4, lock_timeout_s: int = 10) -> 
         # that fail on a dead connection, and the pool drops connections that fail.
         pre_ping=False,
     )
+    # The library passes only dbname/host/port/user/password on; keep every other libpq
+    # parameter of the URL (sslmode, sslrootcert, application_name, options…), or a
+    # `?sslmode=verify-full` would silently fall back to libpq's default `prefer`.
+    extra = {k: v for k, v in params.items() if k not in _PASSED_BY_LIBRARY and v is not None}
+    passed = datastore.pool.kwargs if isinstance(datastore.pool.kwargs, dict) else {}
+    datastore.pool.kwargs = {**passed, **extra}
     datastore.pool.open(wait=True, timeout=10.0)
     return datastore
 

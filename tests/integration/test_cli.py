@@ -32,9 +32,9 @@ def test_a_bad_setting_names_the_variable_and_exits_2() -> None:
     assert_one_clear_line(result, "SENKI_PORT")
 
 
-def test_an_external_database_without_a_dice_key_is_refused() -> None:
-    result = run("config", SENKI_DATABASE_URL="postgresql://x@127.0.0.1:1/x")
-    assert result.returncode == 2
+def test_serving_an_external_database_without_a_dice_key_is_refused() -> None:
+    result = run("verify", SENKI_DATABASE_URL="postgresql://x@127.0.0.1:1/x")
+    assert result.returncode == 3
     assert_one_clear_line(result, "SENKI_DICE_MASTER_KEY")
 
 

@@ -1,0 +1,40 @@
+"""The audit's rule texts: the packaged digest matches the shared one; cited IDs resolve."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from infra.rule_texts import digest_text, rule_text
+
+SHARED = Path(__file__).resolve().parents[3] / "shared" / "rules" / "RULES.md"
+
+
+@pytest.mark.skipif(not SHARED.exists(), reason="../shared/rules/RULES.md is not beside the repo")
+def test_the_packaged_digest_is_the_shared_one() -> None:
+    assert digest_text() == SHARED.read_text(encoding="utf-8"), (
+        "infra/rules/RULES.md differs from ../shared/rules/RULES.md: copy it again"
+    )
+
+
+@pytest.mark.parametrize(
+    ("rule_id", "fragment"),
+    [
+        ("GD-INJ-1", "気絶"),
+        ("GD-INJ-1a", "faint_rule"),
+        ("GD-DMG-2", "ceil(attack / 10)"),
+        ("EX-DMG-4", "guard cost 5"),
+        ("GD-MAIN-5 B", "action"),
+        ("WZ-7a", "GM − PC"),
+        ("AK-OOR-1", "有効射程外射撃"),
+    ],
+)
+def test_a_cited_rule_resolves_to_its_digest_line(rule_id: str, fragment: str) -> None:
+    text = rule_text(rule_id)
+    assert text is not None
+    assert fragment in text
+
+
+def test_an_unknown_rule_resolves_to_nothing() -> None:
+    assert rule_text("XX-1") is None
