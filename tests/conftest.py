@@ -17,18 +17,22 @@ def embedded_server() -> Iterator[TestServer]:
 
     server = EmbeddedPostgres(embedded_data_dir())
     server.start()
+    test_server = TestServer("embedded", server.superuser_url)
     try:
-        yield TestServer("embedded", server.superuser_url)
+        yield test_server
     finally:
+        test_server.drop_template()
         server.stop()
 
 
 @pytest.fixture(scope="session")
-def external_server() -> TestServer:
+def external_server() -> Iterator[TestServer]:
     url = external_url()
     if url is None:
         pytest.skip("external PostgreSQL not configured (set SENKI_TEST_DATABASE_URL)")
-    return TestServer("external", url)
+    test_server = TestServer("external", url)
+    yield test_server
+    test_server.drop_template()
 
 
 @pytest.fixture(params=BACKENDS)

@@ -20,7 +20,8 @@ from infra.store.connect import with_database, with_user
 from infra.store.migrate import migrate
 
 APP_ROLE = "senki_app"
-TEMPLATE = "senki_test_template"
+# One template per test process: two test runs against one server must not drop each other's.
+TEMPLATE = f"senki_test_template_{os.getpid()}"
 
 
 @dataclass
@@ -46,6 +47,15 @@ class TestServer:
             conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(TEMPLATE)))
         migrate(self.url(TEMPLATE), app_role=APP_ROLE, shards=shards)
         self.template_ready = True
+
+    def drop_template(self) -> None:
+        if not self.template_ready:
+            return
+        with self._admin() as conn:
+            conn.execute(
+                sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(TEMPLATE))
+            )
+        self.template_ready = False
 
     @contextmanager
     def fresh_database(self, shards: int = 1) -> Iterator[str]:
