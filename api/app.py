@@ -11,6 +11,7 @@ from api import problems
 from api.limits import BodySizeLimit
 from api.ports import SenkiPort
 from api.routes import campaigns, health, log
+from api.routes.table import router as table_router
 
 MAX_BODY_BYTES = 256 * 1024
 
@@ -39,4 +40,5 @@ def create_app(start: Callable[[], SenkiPort], stop: Callable[[SenkiPort], None]
     app.include_router(health.router)
     app.include_router(log.router)
     app.include_router(campaigns.router)
+    app.include_router(table_router)
     return app

@@ -21,6 +21,9 @@ class RollLogOpened(DomainEvent):
     event_type = "RollLogOpened"
     name: str
     commitment: str
+    # The campaign whose members may read it; absent for a free-standing log. Added with a
+    # default, so the stored v1 shape still reads unchanged.
+    campaign_id: UUID | None = None
 
 
 class DiceRolled(DomainEvent):
@@ -46,6 +49,7 @@ class RollLog(BaseModel):
     id: UUID
     name: str = ""
     commitment: str = ""
+    campaign_id: UUID | None = None
     rolls: tuple[RollResult, ...] = ()
     revealed_seed: str | None = None
 
@@ -56,8 +60,10 @@ class RollLog(BaseModel):
 
 def evolve(state: RollLog, event: DomainEvent) -> RollLog:
     match event:
-        case RollLogOpened(name=name, commitment=commitment):
-            return state.model_copy(update={"name": name, "commitment": commitment})
+        case RollLogOpened(name=name, commitment=commitment, campaign_id=campaign_id):
+            return state.model_copy(
+                update={"name": name, "commitment": commitment, "campaign_id": campaign_id}
+            )
         case DiceRolled(result=result):
             return state.model_copy(update={"rolls": (*state.rolls, result)})
         case DiceSeedRevealed(server_seed=seed):
@@ -68,8 +74,10 @@ def evolve(state: RollLog, event: DomainEvent) -> RollLog:
 KIND = AggregateKind[RollLog]("roll_log", lambda i: RollLog(id=i), evolve, lambda s: s.opened)
 
 
-def open_log(name: str, commitment: str, *, at: datetime, by: str) -> list[DomainEvent]:
-    return [RollLogOpened(name=name, commitment=commitment, at=at, by=by)]
+def open_log(
+    name: str, commitment: str, *, at: datetime, by: str, campaign_id: UUID | None = None
+) -> list[DomainEvent]:
+    return [RollLogOpened(name=name, commitment=commitment, campaign_id=campaign_id, at=at, by=by)]
 
 
 def roll_dice(

@@ -31,6 +31,7 @@ class JoinCombatant(Command):
     side: str = Field(min_length=1)
     controller: str = Field(min_length=1)
     sheet: JsonObject
+    hidden: bool = False  # the GM keeps its sheet from players (an enemy's stats)
 
 
 class RevealSeed(Command):

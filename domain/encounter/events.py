@@ -31,6 +31,8 @@ class CombatantJoined(DomainEvent):
     side: str
     controller: str
     sheet: JsonObject
+    # The GM keeps the sheet from players; added with a default, so v1 still reads unchanged.
+    hidden: bool = False
 
 
 class EncounterSeedRevealed(DomainEvent):

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 from domain.encounter.errors import WrongState
+from domain.rules.armor_knights.ruleset import ARMOR_KNIGHTS
 from domain.rules.glorious_drive.ruleset import GLORIOUS_DRIVE
 from domain.rules.ruleset import AnyRuleset
+from domain.rules.wizardry_round.ruleset import WIZARDRY_ROUND
 
 RULESETS: dict[str, AnyRuleset] = {GLORIOUS_DRIVE.id: GLORIOUS_DRIVE}
+RULESETS[WIZARDRY_ROUND.id] = WIZARDRY_ROUND
+RULESETS[ARMOR_KNIGHTS.id] = ARMOR_KNIGHTS
 
 
 def ruleset_for(ruleset_id: str) -> AnyRuleset:

@@ -65,6 +65,7 @@ class Entrant(BaseModel):
     side: str = Field(min_length=1)
     controller: str = Field(min_length=1, description="A member id, or 'gm' for the GM's.")
     sheet: JsonObject
+    hidden: bool = Field(default=False, description="The GM keeps the sheet from players.")
 
 
 class CommandContext(BaseModel):

@@ -14,12 +14,14 @@ from datetime import datetime
 from typing import Any
 from uuid import UUID
 
-from domain.dice import commitment, derive_server_seed
+from domain.dice import RollResult, Verification, commitment, derive_server_seed
 from domain.encounter import aggregate as encounter
+from domain.encounter.record import issue
 from domain.events import DomainEvent, JsonObject
 from domain.rules.records import EncounterDiceRolled, RulingRecorded
 from domain.rules.ruleset import CommandContext
-from infra.services.executor import Executor, Idempotency, Response
+from infra.services.executor import Executor, Idempotency, Response, StaleVersion
+from infra.store.ledger import ConcurrencyConflict
 
 
 @dataclass(frozen=True)
@@ -49,6 +51,8 @@ class EncounterService:
         options: JsonObject,
         battle_map: JsonObject,
         encounter_id: UUID | None = None,
+        campaign_id: UUID | None = None,
+        scenario_id: UUID | None = None,
         idempotency: Idempotency | None = None,
     ) -> Response:
         """Open an encounter and publish the commitment to its dice seed."""
@@ -58,6 +62,8 @@ class EncounterService:
             "options": options,
             "battle_map": battle_map,
             "commitment": commitment(self.seed_of(encounter_id)),
+            "campaign_id": campaign_id,
+            "scenario_id": scenario_id,
         }
         command = encounter.parse_command(
             encounter.KIND.initial(encounter_id), "OpenEncounter", payload
@@ -85,14 +91,17 @@ class EncounterService:
         appended: list[DomainEvent] = []
 
         def decide(state: encounter.Encounter) -> list[DomainEvent]:
-            command = encounter.parse_command(state, command_type, payload)
-            if command_type == "RevealSeed":
-                command = command.model_copy(
-                    update={"server_seed": self.seed_of(encounter_id).hex()}
-                )
-            events = encounter.decide(
+            # The seed is only ever revealed as the encounter's own, whatever the client sent.
+            body = (
+                payload | {"server_seed": self.seed_of(encounter_id).hex()}
+                if command_type == "RevealSeed"
+                else payload
+            )
+            # `issue` records the command itself before its effects, so it can be replayed.
+            events = issue(
                 state,
-                command,
+                command_type,
+                body,
                 self._context(actor, client_seed),
                 server_seed=self.seed_of(encounter_id),
                 hand_faces=hand_faces,
@@ -100,22 +109,43 @@ class EncounterService:
             appended[:] = events
             return events
 
-        return self.executor.execute(
-            encounter.KIND,
-            encounter_id,
-            decide,
-            _respond(appended),
-            expected_version=expected_version,
-            idempotency=idempotency,
+        try:
+            return self.executor.execute(
+                encounter.KIND,
+                encounter_id,
+                decide,
+                _respond(appended),
+                expected_version=expected_version,
+                idempotency=idempotency,
+            )
+        except ConcurrencyConflict:
+            if expected_version is None:
+                raise
+            # Another command on the same version won the append: to this client that is
+            # exactly a stale If-Match (412), not a conflict it could retry blindly.
+            raise StaleVersion(expected_version, self.state(encounter_id)[1]) from None
+
+    def reveal(
+        self, encounter_id: UUID, actor: Actor, *, idempotency: Idempotency | None = None
+    ) -> Response:
+        """The GM publishes the seed: from now on anyone can recompute every die."""
+        return self.command(
+            encounter_id, actor, "RevealSeed", {"server_seed": "0" * 64}, idempotency=idempotency
         )
 
-    def reveal(self, encounter_id: UUID, actor: Actor) -> Response:
-        """The GM publishes the seed: from now on anyone can recompute every die."""
-        return self.command(encounter_id, actor, "RevealSeed", {"server_seed": "0" * 64})
-
     def state(self, encounter_id: UUID, *, version: int | None = None) -> tuple[Any, int]:
+        """The encounter now, or as it stood at `version`."""
         loaded = self.executor.load(encounter.KIND, encounter_id, upto=version)
         return loaded.state, loaded.version
+
+    def audit(
+        self, encounter_id: UUID
+    ) -> tuple[encounter.Encounter, list[RollResult], list[Verification]]:
+        """Every recorded die, recomputed from the revealed seed."""
+        recorded = self.executor.ledger.read(encounter_id)
+        state = encounter.KIND.rebuild(encounter_id, (r.event for r in recorded))
+        rolls = encounter.rolls_of(r.event for r in recorded)
+        return state, rolls, encounter.audit(state, rolls)
 
     def _context(self, actor: Actor, client_seed: str | None = None) -> CommandContext:
         return CommandContext(

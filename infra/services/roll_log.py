@@ -22,11 +22,20 @@ class RollLogService:
         self.master_key = master_key
         self.clock = clock
 
-    def open(self, name: str, *, by: str, idempotency: Idempotency | None = None) -> Response:
+    def open(
+        self,
+        name: str,
+        *,
+        by: str,
+        campaign_id: UUID | None = None,
+        idempotency: Idempotency | None = None,
+    ) -> Response:
         """Open a log and publish the commitment to its server seed."""
         log_id = uuid.uuid4()
         seed = derive_server_seed(self.master_key, log_id)
-        events = roll_log.open_log(name, commitment(seed), at=self.clock(), by=by)
+        events = roll_log.open_log(
+            name, commitment(seed), at=self.clock(), by=by, campaign_id=campaign_id
+        )
         return self.executor.create(
             roll_log.KIND, log_id, events, _describe, idempotency=idempotency
         )
@@ -61,7 +70,7 @@ class RollLogService:
             idempotency=idempotency,
         )
 
-    def reveal(self, log_id: UUID, *, by: str) -> Response:
+    def reveal(self, log_id: UUID, *, by: str, idempotency: Idempotency | None = None) -> Response:
         """Publish the server seed; no more rolls after this."""
         seed = derive_server_seed(self.master_key, log_id)
         return self.executor.execute(
@@ -69,7 +78,13 @@ class RollLogService:
             log_id,
             lambda state: roll_log.reveal(state, seed, at=self.clock(), by=by),
             _describe,
+            idempotency=idempotency,
         )
+
+    def get(self, log_id: UUID) -> tuple[roll_log.RollLog, int]:
+        """The log and every roll in it, with its version."""
+        loaded = self.executor.load(roll_log.KIND, log_id)
+        return loaded.state, loaded.version
 
     def audit(self, log_id: UUID) -> tuple[roll_log.RollLog, list[Verification]]:
         """Recompute every roll of a revealed log."""
@@ -81,6 +96,7 @@ def _describe(state: roll_log.RollLog, version: int) -> Response:
     return {
         "id": str(state.id),
         "name": state.name,
+        "campaign_id": str(state.campaign_id) if state.campaign_id else None,
         "version": version,
         "commitment": state.commitment,
         "rolls": len(state.rolls),

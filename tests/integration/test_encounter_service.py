@@ -63,7 +63,7 @@ def test_given_an_open_fight_when_initiative_is_rolled_then_dice_precede_the_rul
 ) -> None:
     fight = opened_fight(runtime)
     answer = runtime.encounters.command(fight, GM, "RollInitiative", {})
-    assert answer["events"][0] == "EncounterDiceRolled"
+    assert answer["events"][:2] == ["CommandIssued", "EncounterDiceRolled"]
     assert "GD-INIT-1" in answer["rulings"][0]["rule_ids"]
     state, version = runtime.encounters.state(fight)
     assert version == answer["version"]
@@ -72,9 +72,10 @@ def test_given_an_open_fight_when_initiative_is_rolled_then_dice_precede_the_rul
 
 def test_a_stale_if_match_is_refused_with_the_current_version(runtime: Runtime) -> None:
     fight = opened_fight(runtime)
+    _, now = runtime.encounters.state(fight)  # opened, then two joins (each recorded + joined)
     with pytest.raises(StaleVersion) as refused:
         runtime.encounters.command(fight, GM, "RollInitiative", {}, expected_version=1)
-    assert refused.value.current == 3
+    assert refused.value.current == now == 5
 
 
 def test_a_command_out_of_turn_cites_the_rule_and_appends_nothing(runtime: Runtime) -> None:

@@ -1,0 +1,260 @@
+"""Typed bodies of `POST /v1/encounters/{id}/commands`: one model per command, told apart by
+`command`. They mirror the domain's commands (domain/rules/glorious_drive/commands.py), which
+validate the payload again; here they give clients a schema and an example of each.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, JsonValue
+
+from domain.rules.glorious_drive.position import Position
+from domain.rules.glorious_drive.situation import SituationGrade
+
+_DICE_FIELDS = {"command", "client_seed", "hand_faces"}
+
+
+def _example(**fields: Any) -> ConfigDict:
+    return ConfigDict(extra="forbid", json_schema_extra={"examples": [fields]})
+
+
+class _Body(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    client_seed: str | None = Field(
+        default=None, max_length=200, description="Mixed into every server die of this command."
+    )
+    hand_faces: list[Annotated[int, Field(ge=1, le=1000)]] | None = Field(
+        default=None,
+        max_length=100,
+        description="GM only: faces rolled at the physical table, in the order they are needed.",
+    )
+
+    def payload(self) -> dict[str, Any]:
+        """The command's own fields, as the domain reads them."""
+        return self.model_dump(mode="json", exclude=_DICE_FIELDS)
+
+
+class _Acting(_Body):
+    combatant_id: str = Field(min_length=1, description="The combatant this command acts for.")
+
+
+class JoinCombatantBody(_Body):
+    """GM: bring a combatant in with its sheet (`hidden` keeps the sheet from players)."""
+
+    model_config = _example(
+        command="JoinCombatant",
+        combatant_id="grunt-1",
+        name="量産型AC",
+        side="enemy",
+        controller="gm",
+        sheet={"stats": {"hp": 60}, "position": {"x": 3, "y": 1}},
+        hidden=True,
+    )
+    command: Literal["JoinCombatant"]
+    combatant_id: str = Field(min_length=1)
+    name: str = Field(min_length=1)
+    side: str = Field(min_length=1)
+    controller: str = Field(min_length=1, description="A member id, or 'gm'.")
+    sheet: dict[str, JsonValue]
+    hidden: bool = False
+
+
+class RollInitiativeBody(_Body):
+    """GD-INIT-1/2 (GM): start a turn; everyone able rolls reaction + 1D6."""
+
+    model_config = _example(command="RollInitiative")
+    command: Literal["RollInitiative"]
+
+
+class DelayBody(_Acting):
+    """GD-INIT-3: act right after `after` instead."""
+
+    model_config = _example(command="Delay", combatant_id="ace", after="grunt-1")
+    command: Literal["Delay"]
+    after: str = Field(min_length=1)
+
+
+class WaitBody(_Acting):
+    """GD-MAIN-1: take no step at all this turn."""
+
+    model_config = _example(command="Wait", combatant_id="ace")
+    command: Literal["Wait"]
+
+
+class CleanupBody(_Acting):
+    """GD-MAIN-2: run the cleanup step."""
+
+    model_config = _example(command="Cleanup", combatant_id="ace")
+    command: Literal["Cleanup"]
+
+
+class SwapWeaponsBody(_Acting):
+    """GD-MAIN-3: swap main and sub weapon."""
+
+    model_config = _example(command="SwapWeapons", combatant_id="ace")
+    command: Literal["SwapWeapons"]
+
+
+class MoveBody(_Acting):
+    """GD-MAIN-4 A: enter these squares in order (the start square is not listed)."""
+
+    model_config = _example(
+        command="Move", combatant_id="ace", path=[{"x": 2, "y": 1}, {"x": 3, "y": 1}]
+    )
+    command: Literal["Move"]
+    path: list[Position] = Field(min_length=1)
+
+
+class DeclareAttackBody(_Acting):
+    """GD-MAIN-5 A: attack a combatant, or a point with an area weapon."""
+
+    model_config = _example(command="DeclareAttack", combatant_id="ace", target="grunt-1")
+    command: Literal["DeclareAttack"]
+    target: str | None = None
+    point: Position | None = None
+
+
+class ReloadBody(_Acting):
+    """GD-MAIN-5 E / GD-RLD: one reload action (default: the main weapon)."""
+
+    model_config = _example(command="Reload", combatant_id="ace", weapon="rifle")
+    command: Literal["Reload"]
+    weapon: str | None = None
+
+
+class ForgoActionBody(_Acting):
+    """GD-MAIN-5 F: end the action step without an attack."""
+
+    model_config = _example(command="ForgoAction", combatant_id="ace", note="様子を見る")
+    command: Literal["ForgoAction"]
+    note: str = ""
+
+
+class UseMovementSkillBody(_Acting):
+    """GD-MAIN-4 B: a movement skill instead of a normal move."""
+
+    model_config = _example(
+        command="UseMovementSkill",
+        combatant_id="ace",
+        skill="ブーストダッシュ",
+        destination={"x": 6, "y": 1},
+    )
+    command: Literal["UseMovementSkill"]
+    skill: str = Field(min_length=1)
+    destination: Position
+    note: str = ""
+
+
+class UseActiveSkillBody(_Acting):
+    """GD-MAIN-5 B: an active skill as the action."""
+
+    model_config = _example(command="UseActiveSkill", combatant_id="ace", skill="照準補正")
+    command: Literal["UseActiveSkill"]
+    skill: str = Field(min_length=1)
+    note: str = ""
+
+
+class UseCounterSkillBody(_Acting):
+    """GD-REACT-2: a counter skill as the reaction."""
+
+    model_config = _example(command="UseCounterSkill", combatant_id="ace", skill="カウンター")
+    command: Literal["UseCounterSkill"]
+    skill: str = Field(min_length=1)
+    negates_hit: bool = False
+    note: str = ""
+
+
+class DodgeBody(_Acting):
+    """GD-REACT-1: hit + 1D100 against evasion + 1D100."""
+
+    model_config = _example(command="Dodge", combatant_id="ace", client_seed="aoi-lucky")
+    command: Literal["Dodge"]
+
+
+class GuardBody(_Acting):
+    """GD-REACT-4: pay the guard cost; the cut reduces the damage."""
+
+    model_config = _example(command="Guard", combatant_id="ace")
+    command: Literal["Guard"]
+
+
+class TakeHitBody(_Acting):
+    """GD-REACT-5: no reaction; the attack hits."""
+
+    model_config = _example(command="TakeHit", combatant_id="ace")
+    command: Literal["TakeHit"]
+
+
+class InterceptBody(_Acting):
+    """GD-REACT-3: take the attack aimed at `target`."""
+
+    model_config = _example(command="Intercept", combatant_id="ace", target="wing", guard=True)
+    command: Literal["Intercept"]
+    target: str = Field(min_length=1)
+    guard: bool = False
+
+
+class GrantSituationModifierBody(_Body):
+    """GD-DMG-4 (GM): extra damage against one defender of the pending attack."""
+
+    model_config = _example(
+        command="GrantSituationModifier",
+        defender="grunt-1",
+        percent=20,
+        grade="medium",
+        reason="背後から",
+    )
+    command: Literal["GrantSituationModifier"]
+    defender: str = Field(min_length=1)
+    percent: int
+    grade: SituationGrade | None = None
+    reason: str = Field(min_length=1)
+
+
+class InflictStatusBody(_Body):
+    """GD-CHK-2 / GD-REACT-7 (GM): a status on a combatant, who may resist it."""
+
+    model_config = _example(
+        command="InflictStatus", target="ace", status="stun", effect_value=2, resist_difficulty=8
+    )
+    command: Literal["InflictStatus"]
+    target: str = Field(min_length=1)
+    status: str = Field(min_length=1)
+    effect_value: int = Field(ge=1)
+    resist_difficulty: int | None = None
+
+
+class EndCombatBody(_Body):
+    """GD-END-1..3 (GM): the combat is over, and by which clause."""
+
+    model_config = _example(command="EndCombat", clause="GD-END-1", reason="敵全滅")
+    command: Literal["EndCombat"]
+    clause: Literal["GD-END-1", "GD-END-2", "GD-END-3"]
+    reason: str = Field(min_length=1)
+
+
+EncounterCommand = Annotated[
+    JoinCombatantBody
+    | RollInitiativeBody
+    | DelayBody
+    | WaitBody
+    | CleanupBody
+    | SwapWeaponsBody
+    | MoveBody
+    | DeclareAttackBody
+    | ReloadBody
+    | ForgoActionBody
+    | UseMovementSkillBody
+    | UseActiveSkillBody
+    | UseCounterSkillBody
+    | DodgeBody
+    | GuardBody
+    | TakeHitBody
+    | InterceptBody
+    | GrantSituationModifierBody
+    | InflictStatusBody
+    | EndCombatBody,
+    Field(discriminator="command"),
+]

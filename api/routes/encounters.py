@@ -1,0 +1,221 @@
+"""Encounters: the GM opens one in a campaign; members read it, command it, audit its dice."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+from uuid import UUID
+
+from fastapi import APIRouter, Body, Depends, Header, HTTPException, Query, Response, status
+from pydantic import BaseModel, Field, JsonValue
+
+from api.deps import RuntimeDep
+from api.encounter_commands import EncounterCommand
+from api.encounter_views import EncounterPublic, describe
+from api.security import GM_ONLY, READERS, WRITERS, PrincipalDep, require
+from api.writes import etag, guard, idempotency_key, if_match
+from domain.encounter.aggregate import Encounter
+from infra.bootstrap import Runtime
+from infra.services.campaigns import Principal, PrincipalRole
+from infra.services.encounters import Actor
+from infra.services.executor import Idempotency
+
+router = APIRouter(tags=["encounters"])
+
+KeyDep = Annotated[Idempotency, Depends(idempotency_key)]
+IfMatchDep = Annotated[int | None, Depends(if_match)]
+
+
+class EncounterCreate(BaseModel):
+    options: dict[str, JsonValue] = Field(
+        default_factory=dict,
+        description="Options for this fight, over the campaign's house rules.",
+        examples=[{"faint_rule": "text"}],
+    )
+    battle_map: dict[str, JsonValue] = Field(
+        default_factory=dict, examples=[{"width": 12, "height": 12}]
+    )
+    scenario_id: UUID | None = None
+
+
+class Rolled(BaseModel):
+    roll_seq: int
+    expression: str
+    purpose: str
+    source: str
+    client_seed: str | None
+    total: int
+    success: bool | None
+    text: str
+
+
+class Ruling(BaseModel):
+    rule_ids: list[str]
+    summary_en: str
+    summary_ja: str
+    roll_seqs: list[int]
+    inputs: dict[str, JsonValue]
+    outcome: dict[str, JsonValue]
+
+
+class CommandAnswer(BaseModel):
+    id: str
+    version: int
+    commitment: str
+    events: list[str] = Field(description="Types of the events appended, in order.")
+    rolls: list[Rolled]
+    rulings: list[Ruling]
+
+
+class Check(BaseModel):
+    roll_seq: int
+    text: str
+    verified: bool
+    ok: bool
+    problems: list[str]
+    unverifiable: str | None
+
+
+class Audit(BaseModel):
+    id: str
+    commitment: str
+    revealed_seed: str
+    all_verified: bool
+    checks: list[Check]
+
+
+def actor(who: Principal) -> Actor:
+    return Actor(who.actor, is_gm=who.role == "gm")
+
+
+def load_for(
+    runtime: Runtime,
+    who: Principal,
+    encounter_id: UUID,
+    roles: tuple[PrincipalRole, ...],
+    version: int | None = None,
+) -> tuple[Encounter, int]:
+    """The encounter (at `version`), if the caller's token is of its campaign and role."""
+    state, at = runtime.encounters.state(encounter_id, version=version)
+    if state.campaign_id is None:
+        raise HTTPException(403, "this encounter belongs to no campaign; no token reaches it")
+    require(who, state.campaign_id, roles)
+    return state, at
+
+
+def _answer(answer: dict[str, Any], response: Response) -> CommandAnswer:
+    etag(response, answer["version"])
+    return CommandAnswer.model_validate(answer)
+
+
+@router.post(
+    "/v1/campaigns/{campaign_id}/encounters",
+    status_code=status.HTTP_201_CREATED,
+    response_model=CommandAnswer,
+)
+def open_encounter(
+    campaign_id: UUID,
+    body: EncounterCreate,
+    runtime: RuntimeDep,
+    who: PrincipalDep,
+    key: KeyDep,
+    response: Response,
+) -> CommandAnswer:
+    """The GM opens a fight under the campaign's ruleset and house rules; the answer carries
+    the commitment to its dice seed."""
+    require(who, campaign_id, GM_ONLY)
+    campaign, _ = runtime.campaigns.get(campaign_id)
+    answer = runtime.encounters.open(
+        actor(who),
+        ruleset_id=campaign.ruleset,
+        options=dict(campaign.options) | body.options,
+        battle_map=body.battle_map,
+        campaign_id=campaign_id,
+        scenario_id=body.scenario_id,
+        idempotency=key,
+    )
+    response.headers["Location"] = f"/v1/encounters/{answer['id']}"
+    return _answer(answer, response)
+
+
+@router.get(
+    "/v1/encounters/{encounter_id}",
+    response_model=EncounterPublic,
+    responses={304: {"description": "Not modified (If-None-Match)"}},
+)
+def get_encounter(
+    encounter_id: UUID,
+    runtime: RuntimeDep,
+    who: PrincipalDep,
+    response: Response,
+    version: Annotated[int | None, Query(ge=1, description="Time travel: as it stood.")] = None,
+    if_none_match: Annotated[str | None, Header()] = None,
+) -> Any:
+    """The fight now (or at `version`): procedure point, legal commands, combatants."""
+    state, at = load_for(runtime, who, encounter_id, READERS, version)
+    if version is not None and at != version:
+        raise HTTPException(404, f"encounter {encounter_id} has no version {version} (now {at})")
+    if if_none_match == f'"{at}"':
+        return Response(status_code=304, headers={"ETag": f'"{at}"'})
+    etag(response, at)
+    return describe(state, at, who)
+
+
+@router.post("/v1/encounters/{encounter_id}/commands", response_model=CommandAnswer)
+def command(
+    encounter_id: UUID,
+    body: Annotated[EncounterCommand, Body()],
+    runtime: RuntimeDep,
+    who: PrincipalDep,
+    key: KeyDep,
+    version: IfMatchDep,
+    response: Response,
+) -> CommandAnswer:
+    """Issue a command on the version you read (If-Match); the answer lists the dice rolled
+    and the rulings made."""
+    write = guard(key, version, required=True)
+    load_for(runtime, who, encounter_id, WRITERS)
+    answer = runtime.encounters.command(
+        encounter_id,
+        actor(who),
+        body.command,
+        body.payload(),
+        expected_version=write.expected_version,
+        client_seed=body.client_seed,
+        hand_faces=body.hand_faces,
+        idempotency=write.idempotency,
+    )
+    return _answer(answer, response)
+
+
+@router.post("/v1/encounters/{encounter_id}/reveal", response_model=CommandAnswer)
+def reveal(
+    encounter_id: UUID, runtime: RuntimeDep, who: PrincipalDep, key: KeyDep, response: Response
+) -> CommandAnswer:
+    """The GM reveals the server seed: from now on anyone can recompute every die."""
+    load_for(runtime, who, encounter_id, GM_ONLY)
+    answer = runtime.encounters.reveal(encounter_id, actor(who), idempotency=key)
+    return _answer(answer, response)
+
+
+@router.get("/v1/encounters/{encounter_id}/audit", response_model=Audit)
+def audit(encounter_id: UUID, runtime: RuntimeDep, who: PrincipalDep) -> Audit:
+    """After the reveal: every die recomputed from the seed and checked against its record."""
+    load_for(runtime, who, encounter_id, READERS)
+    state, rolls, checks = runtime.encounters.audit(encounter_id)
+    return Audit(
+        id=str(encounter_id),
+        commitment=state.commitment,
+        revealed_seed=state.revealed_seed or "",
+        all_verified=all(c.verified for c in checks),
+        checks=[
+            Check(
+                roll_seq=c.roll_seq,
+                text=r.text,
+                verified=c.verified,
+                ok=c.ok,
+                problems=list(c.problems),
+                unverifiable=c.unverifiable,
+            )
+            for r, c in zip(rolls, checks, strict=True)
+        ],
+    )

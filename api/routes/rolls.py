@@ -1,0 +1,199 @@
+"""Free rolls at the table (a GM's secret roll, a chat roll) in roll logs you can verify."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal, Self
+from uuid import UUID
+
+from fastapi import APIRouter, Depends, HTTPException, Response, status
+from pydantic import BaseModel, Field, model_validator
+
+from api.deps import RuntimeDep
+from api.security import GM_ONLY, READERS, WRITERS, PrincipalDep, require
+from api.writes import etag, idempotency_key
+from domain.roll_log import RollLog
+from infra.bootstrap import Runtime
+from infra.services.campaigns import Principal, PrincipalRole
+from infra.services.executor import Idempotency
+
+router = APIRouter(tags=["rolls"])
+
+KeyDep = Annotated[Idempotency, Depends(idempotency_key)]
+
+
+class RollCreate(BaseModel):
+    expression: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=200,
+        description="BCDice-style dice, then an optional comment.",
+        examples=["2D6+3>=10 攻撃"],
+    )
+    roll_log_id: UUID | None = Field(default=None, description="Roll in this log; else open one.")
+    name: str = Field(default="table rolls", min_length=1, max_length=200, examples=["GM秘匿"])
+    purpose: str = Field(default="table roll", max_length=200)
+    client_seed: str | None = Field(default=None, max_length=200)
+
+    @model_validator(mode="after")
+    def something_to_do(self) -> Self:
+        if self.roll_log_id is not None and self.expression is None:
+            raise ValueError("give an expression to roll in an existing log")
+        return self
+
+
+class RollPublic(BaseModel):
+    roll_seq: int
+    expression: str
+    comment: str
+    purpose: str
+    source: Literal["server", "hand"]
+    client_seed: str | None
+    faces: list[int]
+    total: int
+    success: bool | None
+    text: str = Field(examples=["(2D6+3>=10) ＞ 7[3,4]+3 ＞ 10 ＞ 成功"])
+
+
+class RollLogPublic(BaseModel):
+    id: str
+    name: str
+    campaign_id: str | None
+    version: int
+    commitment: str = Field(description="sha256 of the server seed, published at opening.")
+    revealed_seed: str | None
+    rolls: int
+
+
+class RollLogFull(RollLogPublic):
+    entries: list[RollPublic]
+
+
+class Rolled(BaseModel):
+    roll_log: RollLogPublic
+    roll: RollPublic | None
+
+
+class Check(BaseModel):
+    roll_seq: int
+    text: str
+    verified: bool
+    problems: list[str]
+    unverifiable: str | None
+
+
+class RollLogAudit(BaseModel):
+    id: str
+    commitment: str
+    revealed_seed: str
+    all_verified: bool
+    checks: list[Check]
+
+
+def _roll(data: dict[str, Any]) -> RollPublic:
+    return RollPublic.model_validate(data | {"faces": [r["value"] for r in data["rands"]]})
+
+
+def _public(answer: dict[str, Any]) -> RollLogPublic:
+    return RollLogPublic.model_validate(answer)
+
+
+def _load(
+    runtime: Runtime, who: Principal, log_id: UUID, roles: tuple[PrincipalRole, ...]
+) -> tuple[RollLog, int]:
+    state, version = runtime.roll_logs.get(log_id)
+    if state.campaign_id is None:
+        raise HTTPException(403, "this roll log belongs to no campaign; no token reaches it")
+    require(who, state.campaign_id, roles)
+    return state, version
+
+
+@router.post("/v1/campaigns/{campaign_id}/rolls", response_model=Rolled)
+def roll(
+    campaign_id: UUID,
+    body: RollCreate,
+    runtime: RuntimeDep,
+    who: PrincipalDep,
+    key: KeyDep,
+    response: Response,
+) -> Rolled:
+    """Roll in a log (`roll_log_id`), or open a log (201) and roll its first roll in one."""
+    require(who, campaign_id, WRITERS)
+    log_id = body.roll_log_id
+    if log_id is None:
+        opened = runtime.roll_logs.open(
+            body.name, by=who.actor, campaign_id=campaign_id, idempotency=key
+        )
+        log_id = UUID(opened["id"])
+        response.status_code = status.HTTP_201_CREATED
+        response.headers["Location"] = f"/v1/roll-logs/{log_id}"
+        etag(response, opened["version"])
+        if body.expression is None:
+            return Rolled(roll_log=_public(opened), roll=None)
+    elif _load(runtime, who, log_id, WRITERS)[0].campaign_id != campaign_id:
+        raise HTTPException(404, f"campaign {campaign_id} has no roll log {log_id}")
+    assert body.expression is not None  # checked by RollCreate
+    # A second write in the same request: its own key, derived, so a retry repeats neither.
+    rolled_key = Idempotency(f"{key.key}:roll", key.fingerprint)
+    answer = runtime.roll_logs.roll(
+        log_id,
+        body.expression,
+        by=who.actor,
+        purpose=body.purpose,
+        client_seed=body.client_seed,
+        idempotency=rolled_key,
+    )
+    etag(response, answer["version"])
+    return Rolled(roll_log=_public(answer), roll=_roll(answer["roll"]))
+
+
+@router.get("/v1/roll-logs/{log_id}", response_model=RollLogFull)
+def get_roll_log(
+    log_id: UUID, runtime: RuntimeDep, who: PrincipalDep, response: Response
+) -> RollLogFull:
+    """The log with every roll recorded in it."""
+    state, version = _load(runtime, who, log_id, READERS)
+    etag(response, version)
+    return RollLogFull(
+        id=str(state.id),
+        name=state.name,
+        campaign_id=str(state.campaign_id),
+        version=version,
+        commitment=state.commitment,
+        revealed_seed=state.revealed_seed,
+        rolls=len(state.rolls),
+        entries=[_roll(r.model_dump(mode="json")) for r in state.rolls],
+    )
+
+
+@router.post("/v1/roll-logs/{log_id}/reveal", response_model=RollLogPublic)
+def reveal_roll_log(
+    log_id: UUID, runtime: RuntimeDep, who: PrincipalDep, key: KeyDep, response: Response
+) -> RollLogPublic:
+    """The GM reveals the log's seed: anyone can now verify it; no more rolls in it."""
+    _load(runtime, who, log_id, GM_ONLY)
+    answer = runtime.roll_logs.reveal(log_id, by=who.actor, idempotency=key)
+    etag(response, answer["version"])
+    return _public(answer)
+
+
+@router.get("/v1/roll-logs/{log_id}/verify", response_model=RollLogAudit)
+def verify_roll_log(log_id: UUID, runtime: RuntimeDep, who: PrincipalDep) -> RollLogAudit:
+    """After the reveal: every roll recomputed from the seed and checked against its record."""
+    _load(runtime, who, log_id, READERS)
+    state, checks = runtime.roll_logs.audit(log_id)
+    return RollLogAudit(
+        id=str(state.id),
+        commitment=state.commitment,
+        revealed_seed=state.revealed_seed or "",
+        all_verified=all(c.verified for c in checks),
+        checks=[
+            Check(
+                roll_seq=c.roll_seq,
+                text=r.text,
+                verified=c.verified,
+                problems=list(c.problems),
+                unverifiable=c.unverifiable,
+            )
+            for r, c in zip(state.rolls, checks, strict=True)
+        ],
+    )

@@ -1,0 +1,80 @@
+"""Armor Knights behind the generic `Ruleset` interface: the Encounter's only view of AK."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from pydantic import BaseModel
+
+from domain.events import DomainEvent, JsonObject
+from domain.rules.armor_knights import actions, armor, attack, movement, turn, victory
+from domain.rules.armor_knights import commands as cmd
+from domain.rules.armor_knights.evolve import evolve, joined
+from domain.rules.armor_knights.options import ArmorKnightsOptions
+from domain.rules.armor_knights.procedure import legal_commands, procedure
+from domain.rules.armor_knights.run import Run
+from domain.rules.armor_knights.sheet import AkMap, AkSheet
+from domain.rules.armor_knights.state import AkState
+from domain.rules.records import Dice
+from domain.rules.ruleset import Command, CommandContext, Entrant, LegalCommand, ProcedurePoint
+
+Handler = Callable[[Run, Any], None]
+
+_HANDLERS: dict[type[Command], Handler] = {
+    cmd.RollFirstMove: lambda run, _: turn.roll_first_move(run),
+    cmd.DeclareAttack: attack.declare_attack,
+    cmd.StartMove: movement.start_move,
+    cmd.AdvanceMove: movement.advance_move,
+    cmd.Evade: actions.evade,
+    cmd.Reload: actions.reload,
+    cmd.SwapWeapons: actions.swap_weapons,
+    cmd.EndPhase: turn.end_phase,
+    cmd.ResolveAttack: attack.resolve_attack,
+    cmd.ApplyArmorEffect: armor.apply_armor_effect,
+    cmd.ImposeMoveLimit: armor.impose_move_limit,
+    cmd.DeclareVictory: victory.declare_victory,
+}
+
+
+class ArmorKnights:
+    """The Armor Knights (装甲騎士アーマーナイツ) ruleset, RULES.md section AK."""
+
+    id = "armor_knights"
+    version = "1"
+    procedure_rule = "AK-TURN-1"
+    options_model: type[BaseModel] = ArmorKnightsOptions
+    map_model: type[BaseModel] = AkMap
+    sheet_model: type[BaseModel] = AkSheet
+    state_model: type[BaseModel] = AkState
+    commands: tuple[type[Command], ...] = cmd.COMMANDS
+
+    def initial_state(self, options: JsonObject, battle_map: JsonObject) -> AkState:
+        field = AkMap.model_validate(battle_map)
+        return AkState(
+            options=ArmorKnightsOptions.model_validate(options),
+            battle_map=field,
+            band=field.band,
+        )
+
+    def joined(self, state: AkState, entrant: Entrant) -> AkState:
+        return joined(state, entrant)
+
+    def procedure(self, state: AkState) -> ProcedurePoint:
+        return procedure(state)
+
+    def legal_commands(self, state: AkState) -> list[LegalCommand]:
+        return legal_commands(state)
+
+    def decide(
+        self, state: AkState, command: Command, dice: Dice, ctx: CommandContext
+    ) -> list[DomainEvent]:
+        run = Run(state=state, dice=dice, ctx=ctx)
+        _HANDLERS[type(command)](run, command)
+        return run.events
+
+    def evolve(self, state: AkState, event: DomainEvent) -> AkState:
+        return evolve(state, event)
+
+
+ARMOR_KNIGHTS = ArmorKnights()

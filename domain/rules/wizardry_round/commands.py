@@ -1,0 +1,142 @@
+"""WZ commands: imperative requests a GM or a player issues in an encounter."""
+
+from __future__ import annotations
+
+from pydantic import Field
+
+from domain.rules.ruleset import Command
+from domain.rules.wizardry_round.events import Fallback
+from domain.rules.wizardry_round.state import Form
+
+
+class _Acting(Command):
+    """A command issued for one combatant (by its controller, or by the GM)."""
+
+    combatant_id: str = Field(min_length=1)
+
+    @property
+    def combatant(self) -> str | None:
+        return self.combatant_id
+
+
+class ResolveSurprise(Command):
+    """WZ-1: the GM rules on surprise (the seed defers to its own procedure); round 1 follows."""
+
+    command_type = "ResolveSurprise"
+    surprising: tuple[str, ...] = ()
+    note: str = Field(min_length=1)
+
+
+class RollCheck(_Acting):
+    """A check by dice expression (`1D20+5`); the fatigue die penalty is added to a 1d20."""
+
+    command_type = "RollCheck"
+    expression: str = Field(min_length=1)
+    note: str = ""
+
+
+class RuleCheck(Command):
+    """The GM rules on the pending check: success or not (None: no such thing) and why."""
+
+    command_type = "RuleCheck"
+    success: bool | None = None
+    outcome: str = Field(min_length=1)
+
+
+class NameIdentification(Command):
+    """WZ-4: the GM names a creature's identification difficulty and academic skill."""
+
+    command_type = "NameIdentification"
+    target: str = Field(min_length=1)
+    difficulty: int
+    skill: str = Field(min_length=1)
+
+
+class EndPhase(Command):
+    """The GM closes a phase that waits on the table (WZ-4, WZ-6, WZ-9, WZ-10)."""
+
+    command_type = "EndPhase"
+
+
+class Declare(_Acting):
+    """WZ-5: (a) sub + main + passive, (b) sub + main, (c) full; free actions; an INI."""
+
+    command_type = "Declare"
+    form: Form
+    sub: str | None = None
+    main: str | None = None
+    passive: str | None = None
+    full: str | None = None
+    free: tuple[str, ...] = ()
+    two_handed_attack: bool = False
+    ini: int
+
+
+class DeclareFormation(_Acting):
+    """WZ-6: a Formation skill of this combatant, paid with TP from its pool."""
+
+    command_type = "DeclareFormation"
+    formation: str = Field(min_length=1)
+    cost: int = Field(ge=0)
+
+
+class RollInitiative(Command):
+    """WZ-7: the PCs' representative and the GM each roll 1d10."""
+
+    command_type = "RollInitiative"
+    representative: str = Field(min_length=1)
+
+
+class Act(_Acting):
+    """WZ-8: carry out the declaration in one's inning (its checks are rolled by RollCheck)."""
+
+    command_type = "Act"
+    note: str = ""
+
+
+class DropDeclaration(_Acting):
+    """WZ-8 (A)–(F): drop the declaration and, spending sub + main, take a fallback."""
+
+    command_type = "DropDeclaration"
+    fallback: Fallback
+
+
+class InflictStatus(Command):
+    """WZ-8: the GM puts a bad status on a combatant (in an inning: from its end)."""
+
+    command_type = "InflictStatus"
+    target: str = Field(min_length=1)
+    status: str = Field(min_length=1)
+    incapacitating: bool = False
+
+
+class RemoveStatus(Command):
+    """WZ-9: the GM ends a bad status (a recovery check, a healing item, a spell)."""
+
+    command_type = "RemoveStatus"
+    target: str = Field(min_length=1)
+    status: str = Field(min_length=1)
+
+
+class EndCombat(Command):
+    """The GM records that the fight is over (the seed has no end-of-combat rule)."""
+
+    command_type = "EndCombat"
+    reason: str = Field(min_length=1)
+
+
+COMMANDS: tuple[type[Command], ...] = (
+    ResolveSurprise,
+    RollCheck,
+    RuleCheck,
+    NameIdentification,
+    EndPhase,
+    Declare,
+    DeclareFormation,
+    RollInitiative,
+    Act,
+    DropDeclaration,
+    InflictStatus,
+    RemoveStatus,
+    EndCombat,
+)

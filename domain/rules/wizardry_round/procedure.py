@@ -1,0 +1,91 @@
+"""Where a WZ round stands and which commands it awaits (WZ-1..WZ-10).
+
+Every command a combatant's controller may issue, the GM may issue too. A check waiting
+for the GM's ruling holds the procedure until it is ruled on, so no roll is left unjudged.
+"""
+
+from __future__ import annotations
+
+from domain.rules.ruleset import Command, LegalCommand, ProcedurePoint
+from domain.rules.wizardry_round import commands as cmd
+from domain.rules.wizardry_round.checks import may_identify
+from domain.rules.wizardry_round.state import WzState
+
+
+def procedure(state: WzState) -> ProcedurePoint:
+    """Round, phase, the inning (its INI and members) and every command awaited now."""
+    inning = state.inning
+    waiting = state.awaiting_in_inning()
+    step = None
+    if inning is not None:
+        step = f"inning INI {inning.ini}: {', '.join(inning.members)}"
+    return ProcedurePoint(
+        turn=state.round,
+        phase=state.phase,
+        step=step,
+        # Equal INI act simultaneously, so an inning can have several actors; `acting`
+        # holds one only when one is left (the rest are in `awaiting`).
+        acting=waiting[0] if len(waiting) == 1 else None,
+        awaiting=tuple(legal_commands(state)),
+    )
+
+
+def legal_commands(state: WzState) -> list[LegalCommand]:
+    """Every command legal now, and who may issue it."""
+    if state.phase == "over":
+        return []
+    table = [_gm(cmd.InflictStatus), _gm(cmd.RemoveStatus), _gm(cmd.EndCombat)]
+    if state.pending_check is not None:
+        return [_gm(cmd.RuleCheck), *table]
+    everyone = list(state.combatants)
+    checks = [_by(cmd.RollCheck, c) for c in everyone]
+    match state.phase:
+        case "encounter":
+            return [_gm(cmd.ResolveSurprise), *checks, *table]
+        case "identification":
+            skill = state.identification.skill if state.identification else None
+            skilled = [
+                _by(cmd.RollCheck, c.id)
+                for c in state.combatants.values()
+                if may_identify(skill, c)
+            ]
+            return [_gm(cmd.NameIdentification), _gm(cmd.EndPhase), *skilled, *table]
+        case "declaration":
+            return [*_declarers(state), *table]
+        case "strategy":
+            return [*_formations(state), _gm(cmd.EndPhase), *table]
+        case "initiative":
+            return [_gm(cmd.RollInitiative), *table]
+        case "action":
+            waiting = state.awaiting_in_inning()
+            turns = [_by(c, m) for m in waiting for c in (cmd.Act, cmd.DropDeclaration)]
+            return [*turns, *checks, *table]
+        case "recovery" | "end":
+            return [_gm(cmd.EndPhase), *checks, *table]
+    return table
+
+
+def _declarers(state: WzState) -> list[LegalCommand]:
+    """WZ-5: every character in combat (WZ-2) and able to act declares once a round."""
+    return [
+        _by(cmd.Declare, c.id)
+        for c in state.combatants.values()
+        if c.started and c.able and c.id not in state.declarations
+    ]
+
+
+def _formations(state: WzState) -> list[LegalCommand]:
+    """WZ-6: characters in combat with a Formation skill."""
+    return [
+        _by(cmd.DeclareFormation, c.id)
+        for c in state.combatants.values()
+        if c.started and c.able and c.sheet.formations
+    ]
+
+
+def _gm(command: type[Command]) -> LegalCommand:
+    return LegalCommand(command=command.command_type, issuer="gm")
+
+
+def _by(command: type[Command], combatant: str) -> LegalCommand:
+    return LegalCommand(command=command.command_type, issuer="controller", combatant=combatant)
