@@ -10,7 +10,7 @@ from fastapi import FastAPI
 from api import problems
 from api.limits import BodySizeLimit
 from api.ports import SenkiPort
-from api.routes import campaigns, health, log
+from api.routes import campaigns, disputes, health, log
 from api.routes.table import router as table_router
 
 MAX_BODY_BYTES = 256 * 1024
@@ -41,4 +41,5 @@ def create_app(start: Callable[[], SenkiPort], stop: Callable[[SenkiPort], None]
     app.include_router(log.router)
     app.include_router(campaigns.router)
     app.include_router(table_router)
+    app.include_router(disputes.router)
     return app

@@ -12,6 +12,7 @@ from domain.catalog import registry
 from infra.database import Database, DatabaseUnavailable, DatabaseUrls
 from infra.dice_key import load_dice_key
 from infra.services.campaigns import CampaignService
+from infra.services.disputes import DisputeService
 from infra.services.encounters import EncounterService
 from infra.services.executor import Executor
 from infra.services.roll_log import RollLogService
@@ -48,6 +49,7 @@ class Runtime:
         self.roll_logs = RollLogService(self.executor, self.dice_key, utc_now)
         self.encounters = EncounterService(self.executor, self.dice_key, utc_now)
         self.campaigns = CampaignService(self.executor, self.dice_key, utc_now)
+        self.disputes = DisputeService(self.executor, utc_now)
 
     def check_ready(self) -> None:
         try:

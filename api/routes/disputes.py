@@ -1,0 +1,187 @@
+"""Disputes, what-if replays and time travel by turn/phase/step (issue 6)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+from uuid import UUID
+
+from fastapi import APIRouter, Depends, Query
+from pydantic import BaseModel, Field, JsonValue
+
+from api.deps import RuntimeDep
+from api.encounter_views import EncounterPublic, describe
+from api.routes.encounters import actor, load_for
+from api.security import GM_ONLY, READERS, WRITERS, PrincipalDep
+from api.writes import idempotency_key
+from domain.encounter.replay import Amendment, ReplayResult
+from infra.services.executor import Idempotency
+
+router = APIRouter(prefix="/v1/encounters", tags=["audit"])
+KeyDep = Annotated[Idempotency, Depends(idempotency_key)]
+
+
+class DisputeCreate(BaseModel):
+    ruling_version: int = Field(ge=1, description="The version of the RulingRecorded event.")
+    reason: str = Field(
+        min_length=1,
+        max_length=2000,
+        examples=["the text says below −1 (GD-INJ-1): −1 is not below −1"],
+    )
+
+
+class DisputeSettle(BaseModel):
+    note: str = Field(default="", max_length=2000)
+
+
+class AmendmentIn(BaseModel):
+    command: int = Field(ge=0, description="Index of the recorded command to change (0-based).")
+    payload: dict[str, JsonValue] = Field(
+        examples=[{"defender": "brute", "percent": 80, "grade": "large", "reason": "unaware"}]
+    )
+
+
+class WhatIf(BaseModel):
+    options: dict[str, JsonValue] = Field(default_factory=dict, examples=[{"faint_rule": "text"}])
+    amendment: AmendmentIn | None = None
+
+
+class DisputeAmend(WhatIf):
+    note: str = Field(default="", max_length=2000)
+
+
+class DisputePublic(BaseModel):
+    dispute_id: str
+    ruling_version: int
+    reason: str
+    filed_by: str
+    status: str
+
+
+class DisputeAnswer(BaseModel):
+    id: str
+    version: int
+    dispute_id: str
+    corrections: dict[str, Any] | None = None
+
+
+class Divergence(BaseModel):
+    command: int
+    version: int
+    command_type: str
+    original: list[dict[str, Any]]
+    replayed: list[dict[str, Any]]
+    refused: str | None = None
+
+
+class ReplayOut(BaseModel):
+    complete: bool
+    options: dict[str, Any]
+    divergence: Divergence | None
+    differences: dict[str, dict[str, dict[str, Any]]] = Field(
+        description="Per combatant, each field that differs: {original, replay}."
+    )
+    extra_dice: list[dict[str, Any]] = Field(
+        description="Dice the original never rolled, derived from the revealed seed."
+    )
+    missing: str | None = Field(description="The die the replay lacks before the reveal.")
+
+
+def _out(result: ReplayResult) -> ReplayOut:
+    divergence = Divergence(**vars(result.divergence)) if result.divergence else None
+    return ReplayOut(
+        complete=result.complete,
+        options=result.options,
+        divergence=divergence,
+        differences=result.differences,
+        extra_dice=result.extra_dice,
+        missing=result.missing,
+    )
+
+
+def _amendment(body: WhatIf) -> Amendment | None:
+    return Amendment(body.amendment.command, body.amendment.payload) if body.amendment else None
+
+
+@router.post("/{encounter_id}/replay", response_model=ReplayOut)
+def what_if(
+    encounter_id: UUID, body: WhatIf, runtime: RuntimeDep, who: PrincipalDep, key: KeyDep
+) -> ReplayOut:
+    """Re-run the encounter under other options or one amended command; nothing is stored."""
+    load_for(runtime, who, encounter_id, READERS)
+    result = runtime.disputes.what_if(
+        encounter_id, options=body.options, amendment=_amendment(body)
+    )
+    return _out(result)
+
+
+@router.get("/{encounter_id}/at", response_model=EncounterPublic)
+def at_point(
+    encounter_id: UUID,
+    runtime: RuntimeDep,
+    who: PrincipalDep,
+    turn: Annotated[int, Query(ge=0)],
+    phase: Annotated[str | None, Query(max_length=40)] = None,
+    step: Annotated[str | None, Query(max_length=40)] = None,
+) -> EncounterPublic:
+    """The encounter as it stood when a turn (and phase, and step) began."""
+    load_for(runtime, who, encounter_id, READERS)
+    state, version = runtime.disputes.at_point(encounter_id, turn, phase, step)
+    return describe(state, version, who)
+
+
+@router.get("/{encounter_id}/disputes", response_model=list[DisputePublic])
+def list_disputes(
+    encounter_id: UUID, runtime: RuntimeDep, who: PrincipalDep
+) -> list[DisputePublic]:
+    """Every dispute of the encounter, open or settled."""
+    state, _ = load_for(runtime, who, encounter_id, READERS)
+    return [DisputePublic.model_validate(d.model_dump()) for d in state.disputes.values()]
+
+
+@router.post("/{encounter_id}/disputes", status_code=201, response_model=DisputeAnswer)
+def file_dispute(
+    encounter_id: UUID, body: DisputeCreate, runtime: RuntimeDep, who: PrincipalDep, key: KeyDep
+) -> DisputeAnswer:
+    """A player or the GM disputes a ruling, with a reason."""
+    load_for(runtime, who, encounter_id, WRITERS)
+    answer = runtime.disputes.file(encounter_id, actor(who), body.ruling_version, body.reason, key)
+    return DisputeAnswer.model_validate(answer)
+
+
+@router.post("/{encounter_id}/disputes/{dispute_id}/uphold", response_model=DisputeAnswer)
+def uphold(
+    encounter_id: UUID,
+    dispute_id: str,
+    body: DisputeSettle,
+    runtime: RuntimeDep,
+    who: PrincipalDep,
+    key: KeyDep,
+) -> DisputeAnswer:
+    """The GM keeps the ruling."""
+    load_for(runtime, who, encounter_id, GM_ONLY)
+    return DisputeAnswer.model_validate(
+        runtime.disputes.uphold(encounter_id, actor(who), dispute_id, body.note, key)
+    )
+
+
+@router.post("/{encounter_id}/disputes/{dispute_id}/amend", response_model=DisputeAnswer)
+def amend(
+    encounter_id: UUID,
+    dispute_id: str,
+    body: DisputeAmend,
+    runtime: RuntimeDep,
+    who: PrincipalDep,
+    key: KeyDep,
+) -> DisputeAnswer:
+    """The GM adopts a replay: its differences are appended as corrections; history stays."""
+    load_for(runtime, who, encounter_id, GM_ONLY)
+    answer = runtime.disputes.amend(
+        encounter_id,
+        actor(who),
+        dispute_id,
+        body.note,
+        options=body.options,
+        amendment=_amendment(body),
+        idempotency=key,
+    )
+    return DisputeAnswer.model_validate(answer)
