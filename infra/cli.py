@@ -78,6 +78,24 @@ def verify(
 
 
 @app.command()
+def demo(
+    url: Annotated[str, typer.Option(help="The running Senki API.")] = "http://127.0.0.1:8000",
+) -> None:
+    """Play a short scripted fight through the HTTP API and show its rulings and dice."""
+    import httpx
+
+    from infra.demo import run_demo
+
+    try:
+        with httpx.Client(base_url=url, timeout=30) as http:
+            verified = run_demo(http, console)
+    except httpx.ConnectError:
+        errors.print(f"[red]error:[/] no Senki at {url}: start it with `senki serve` first")
+        raise typer.Exit(3) from None
+    raise typer.Exit(0 if verified else 1)
+
+
+@app.command()
 def config() -> None:
     """Print the effective settings, secrets masked."""
     table = Table("setting", "value", title="Effective settings (SENKI_* variables)")

@@ -1,0 +1,24 @@
+"""`senki demo` plays a short fight through the HTTP API and verifies every die."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+from fastapi.testclient import TestClient
+from rich.console import Console
+
+from infra.demo import run_demo
+
+pytestmark = pytest.mark.postgres
+
+
+def test_the_demo_plays_two_turns_and_every_die_recomputes(client: TestClient) -> None:
+    out = io.StringIO()
+    verified = run_demo(client, Console(file=out, width=200))
+    text = out.getvalue()
+    assert verified, text
+    assert "GD-INIT-1" in text
+    assert "GD-REACT-1" in text  # the drones dodge (or fail to)
+    assert "every die recomputes" in text
+    assert "Log head" in text
