@@ -60,16 +60,28 @@ def server() -> Iterator[str]:
 
 
 @contextmanager
-def fresh_runtime(superuser_url: str, shards: int = 1) -> Iterator[bootstrap.Runtime]:
-    """A runtime on a new, migrated database that is dropped afterwards."""
+def fresh_database(superuser_url: str, shards: int = 1) -> Iterator[tuple[str, str]]:
+    """(owner URL, service URL) of a new, migrated database that is dropped afterwards."""
     name = f"senki_bench_{uuid.uuid4().hex[:8]}"
     with psycopg.connect(with_database(superuser_url, "postgres"), autocommit=True) as conn:
         conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
     owner = with_database(superuser_url, name)
     try:
         migrate(owner, app_role="senki_app", shards=shards)
+        yield owner, with_user(owner, "senki_app")
+    finally:
+        with psycopg.connect(with_database(superuser_url, "postgres"), autocommit=True) as conn:
+            conn.execute(
+                sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
+            )
+
+
+@contextmanager
+def fresh_runtime(superuser_url: str, shards: int = 1) -> Iterator[bootstrap.Runtime]:
+    """A runtime on a new, migrated database that is dropped afterwards."""
+    with fresh_database(superuser_url, shards) as (owner, service):
         settings = Settings(
-            database_url=SecretStr(with_user(owner, "senki_app")),
+            database_url=SecretStr(service),
             migration_database_url=SecretStr(owner),
             dice_master_key=SecretStr(KEY),
             shards=shards,
@@ -80,11 +92,6 @@ def fresh_runtime(superuser_url: str, shards: int = 1) -> Iterator[bootstrap.Run
             yield runtime
         finally:
             runtime.close()
-    finally:
-        with psycopg.connect(with_database(superuser_url, "postgres"), autocommit=True) as conn:
-            conn.execute(
-                sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
-            )
 
 
 def median_seconds(action: Callable[[], object], repeat: int = 7) -> float:

@@ -137,3 +137,7 @@ def _settings_problem(error: ValidationError) -> str:
 
 def print_json(data: object) -> None:
     console.print_json(json.dumps(data, ensure_ascii=False, default=str))
+
+
+if __name__ == "__main__":
+    main()

@@ -139,7 +139,7 @@ def _able(state: Any, side: str) -> list[str]:
     ]
 
 
-def _next_move(state: Any) -> tuple[dict[str, Any], str] | None:
+def next_move(state: Any) -> tuple[dict[str, Any], str] | None:
     """What the table does next, from what the encounter awaits."""
     awaiting = state["procedure"]["awaiting"]
     names = {a["command"]: a for a in awaiting}
@@ -183,7 +183,7 @@ def play(table: DemoTable, turns: int = 2, limit: int = 60) -> None:
                 }
             )
             return
-        move = _next_move(state)
+        move = next_move(state)
         if move is None:
             return
         table.command(*move)

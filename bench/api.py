@@ -1,0 +1,250 @@
+"""Issue 5's speed figures: sheet reads and encounter commands under 32 concurrent clients.
+
+Three processes on loopback: `senki serve` on a fresh database, a bare FastAPI endpoint that
+returns a constant (the reference), and the load generator (bench/load.py). Run:
+`python -m bench.api` (embedded PostgreSQL) or with SENKI_BENCH_DATABASE_URL set.
+Aims: sheet reads ≥ 0.5× the bare rate with p99 within 2× of its p99; command p99 within 5×.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import httpx
+
+from bench.common import KEY, Figure, fresh_database, report, server
+
+CLIENTS, SECONDS = 32, 10.0
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@contextmanager
+def process(args: list[str], env: dict[str, str], ready: str) -> Iterator[None]:
+    child = subprocess.Popen(
+        args, env=os.environ | env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
+    try:
+        deadline = time.time() + 60
+        while time.time() < deadline:
+            try:
+                if httpx.get(ready, timeout=1).status_code < 500:
+                    break
+            except httpx.HTTPError:
+                time.sleep(0.2)
+        else:
+            raise RuntimeError(f"{args} did not come up: {child.stderr}")
+        yield
+    finally:
+        child.terminate()
+        child.wait(timeout=30)
+
+
+def load(mode: str, url: str, **options: str) -> dict[str, float]:
+    args = [
+        sys.executable,
+        "-m",
+        "bench.load",
+        mode,
+        url,
+        "--clients",
+        str(CLIENTS),
+        "--seconds",
+        str(SECONDS),
+    ]
+    for name, value in options.items():
+        args += [f"--{name}", value]
+    done = subprocess.run(args, capture_output=True, text=True, check=True)
+    result: dict[str, float] = json.loads(done.stdout.strip().splitlines()[-1])
+    return result
+
+
+def call(
+    http: httpx.Client, method: str, path: str, token: str | None = None, **kwargs: Any
+) -> Any:
+    headers = {"Idempotency-Key": str(uuid.uuid4())}
+    if token:
+        headers["Authorization"] = f"Bearer {token}"
+    answer = http.request(method, path, headers=headers | kwargs.pop("headers", {}), **kwargs)
+    answer.raise_for_status()
+    return answer.json()
+
+
+def sheet(x: int) -> dict[str, Any]:
+    stats = {
+        "phys_atk": 100,
+        "phys_def": 30,
+        "perc_atk": 80,
+        "perc_def": 40,
+        "evasion": 40,
+        "melee_hit": 50,
+        "ranged_hit": 60,
+        "move": 5,
+        "hp": 10**9,
+        "reaction": 5 + x,
+        "resistance": 5,
+    }
+    rifle = {
+        "name": "rifle",
+        "attack_type": "physical",
+        "reach": "ranged",
+        "range": 8,
+        "attack": 20,
+    }
+    return {
+        "stats": stats,
+        "weapons": [rifle],
+        "main_weapon": "rifle",
+        "position": {"x": x, "y": 0},
+    }
+
+
+def set_up(base: str) -> tuple[str, str, list[dict[str, str]]]:
+    """A campaign, its GM token, the read path, and one fight per client."""
+    with httpx.Client(base_url=base, timeout=30) as http:
+        opened = call(http, "POST", "/v1/campaigns", json={"name": "bench", "gm_member_id": "gm"})
+        token, campaign = opened["token"], opened["id"]
+        fights = []
+        for _ in range(CLIENTS):
+            fight = call(
+                http,
+                "POST",
+                f"/v1/campaigns/{campaign}/encounters",
+                token,
+                json={"battle_map": {"width": 10, "height": 4}},
+            )["id"]
+            for name, side, x in (("a", "pc", 0), ("b", "enemy", 3)):
+                version = call(http, "GET", f"/v1/encounters/{fight}", token)["version"]
+                call(
+                    http,
+                    "POST",
+                    f"/v1/encounters/{fight}/commands",
+                    token,
+                    headers={"If-Match": f'"{version}"'},
+                    json={
+                        "command": "JoinCombatant",
+                        "combatant_id": name,
+                        "name": name,
+                        "side": side,
+                        "controller": "gm",
+                        "sheet": sheet(x),
+                    },
+                )
+            fights.append({"id": fight, "token": token, "a": "a", "b": "b"})
+        paths = http.get("/openapi.json").json()["paths"]
+    read = f"/v1/campaigns/{campaign}"
+    if "/v1/characters/{character_id}/sheet" in paths:
+        read = _a_sheet(base, token, campaign)
+    return token, read, fights
+
+
+def _a_sheet(base: str, token: str, campaign: str) -> str:
+    with httpx.Client(base_url=base, timeout=30) as http:
+        stats = dict.fromkeys(
+            (
+                "phys_atk",
+                "phys_def",
+                "perc_atk",
+                "perc_def",
+                "evasion",
+                "melee_hit",
+                "ranged_hit",
+                "move",
+                "reaction",
+                "piloting",
+                "resistance",
+                "capacity",
+            ),
+            50,
+        ) | {"hp": 80}
+        made = call(
+            http,
+            "POST",
+            f"/v1/campaigns/{campaign}/characters",
+            token,
+            json={"owner": "gm", "name": "蒼", "level": 1, "base_stats": stats},
+        )
+    return f"/v1/characters/{made['id']}/sheet"
+
+
+def main() -> None:
+    bare_port, senki_port = free_port(), free_port()
+    with server() as superuser, fresh_database(superuser) as (_, service):
+        env = {
+            "SENKI_DATABASE_URL": service,
+            "SENKI_DICE_MASTER_KEY": KEY,
+            "SENKI_LOG_LEVEL": "warning",
+        }
+        senki = f"http://127.0.0.1:{senki_port}"
+        bare = f"http://127.0.0.1:{bare_port}"
+        senki_cmd = [sys.executable, "-m", "infra.cli", "serve", "--port", str(senki_port)]
+        bare_cmd = [
+            sys.executable,
+            "-m",
+            "uvicorn",
+            "bench.bare:app",
+            "--port",
+            str(bare_port),
+            "--log-level",
+            "warning",
+        ]
+        with process(senki_cmd, env, f"{senki}/readyz"), process(bare_cmd, {}, f"{bare}/constant"):
+            token, read, fights = set_up(senki)
+            with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as file:
+                json.dump(fights, file)
+            reference = load("read", f"{bare}/constant")
+            reads = load("read", f"{senki}{read}", token=token)
+            commands = load("command", senki, fights=file.name)
+    what = "sheet" if read.endswith("/sheet") else "campaign"
+    report(
+        "api",
+        f"API under {CLIENTS} concurrent clients",
+        [
+            Figure(
+                f"{what} reads",
+                reads["per_second"],
+                "req/s",
+                "bare FastAPI constant",
+                reference["per_second"],
+                "≥ 0.5×",
+            ),
+            Figure(
+                f"{what} read p99", reads["p99_ms"], "ms", "bare p99", reference["p99_ms"], "≤ 2×"
+            ),
+            Figure(
+                "encounter command p99",
+                commands["p99_ms"],
+                "ms",
+                "bare p99",
+                reference["p99_ms"],
+                "≤ 5×",
+            ),
+            Figure(
+                "encounter commands",
+                commands["per_second"],
+                "cmd/s",
+                "bare FastAPI constant",
+                reference["per_second"],
+                "(report)",
+            ),
+        ],
+    )
+    print(json.dumps({"reference": reference, "reads": reads, "commands": commands}))
+
+
+if __name__ == "__main__":
+    main()
