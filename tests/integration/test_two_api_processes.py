@@ -1,0 +1,86 @@
+"""Two API processes sharing one database: a retried request with the same Idempotency-Key
+reaches the other process and gets the first answer; one copy of each event is stored."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+
+import httpx
+import psycopg
+import pytest
+
+from tests.support.runtime import TEST_DICE_KEY
+
+pytestmark = [pytest.mark.postgres, pytest.mark.slow]
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@contextmanager
+def api_process(app_url: str) -> Iterator[str]:
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SENKI_")}
+    env |= {
+        "SENKI_DATABASE_URL": app_url,
+        "SENKI_DICE_MASTER_KEY": TEST_DICE_KEY,
+        "SENKI_LOG_LEVEL": "warning",
+    }
+    child = subprocess.Popen(
+        [sys.executable, "-m", "infra.cli", "serve", "--port", str(port)],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(300):
+            try:
+                if httpx.get(f"{base}/readyz", timeout=1).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                time.sleep(0.1)
+        else:
+            raise AssertionError(f"senki serve did not start: {child.stderr}")
+        yield base
+    finally:
+        child.terminate()
+        child.wait(timeout=30)
+
+
+def count_events(owner_url: str) -> int:
+    with psycopg.connect(owner_url) as conn:
+        row = conn.execute("SELECT count(*) FROM senki.events_0").fetchone()
+    assert row is not None
+    return int(row[0])
+
+
+def test_a_retry_on_the_other_process_appends_nothing(app_url: str, owner_url: str) -> None:
+    with api_process(app_url) as first, api_process(app_url) as second:
+        headers = {"Idempotency-Key": str(uuid.uuid4())}
+        body = {"name": "二つの窓口", "gm_member_id": "gm"}
+        with ThreadPoolExecutor(2) as pool:
+            answers = list(
+                pool.map(
+                    lambda base: httpx.post(
+                        f"{base}/v1/campaigns", json=body, headers=headers, timeout=30
+                    ),
+                    [first, second],
+                )
+            )
+        again = httpx.post(f"{second}/v1/campaigns", json=body, headers=headers, timeout=30)
+    assert {a.status_code for a in answers} == {201}
+    assert answers[0].json() == answers[1].json() == again.json()
+    # One campaign: CampaignOpened and the first token's AccessTokenIssued, once.
+    assert count_events(owner_url) == 2
