@@ -2,22 +2,29 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
+from fastapi.middleware.cors import CORSMiddleware
 
 from api import problems
 from api.limits import BodySizeLimit
 from api.ports import SenkiPort
-from api.routes import campaigns, disputes, health, log
+from api.routes import campaigns, characters, disputes, health, log, scenarios, sheets, units
 from api.routes.table import router as table_router
 
 MAX_BODY_BYTES = 256 * 1024
 
 
-def create_app(start: Callable[[], SenkiPort], stop: Callable[[SenkiPort], None]) -> FastAPI:
-    """`start` builds the running service in the lifespan; `stop` releases it."""
+def create_app(
+    start: Callable[[], SenkiPort],
+    stop: Callable[[SenkiPort], None],
+    *,
+    cors_origins: Sequence[str] = (),
+) -> FastAPI:
+    """`start` builds the running service in the lifespan; `stop` releases it. `cors_origins`:
+    the sites whose browsers may call the API (settings.cors_origins); none, no CORS."""
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -36,10 +43,20 @@ def create_app(start: Callable[[], SenkiPort], stop: Callable[[SenkiPort], None]
         responses=problems.RESPONSES,
     )
     app.add_middleware(BodySizeLimit, max_bytes=MAX_BODY_BYTES)
+    if cors_origins:
+        app.add_middleware(
+            CORSMiddleware,
+            allow_origins=list(cors_origins),
+            allow_methods=["*"],
+            allow_headers=["*"],
+            expose_headers=["ETag", "Location"],
+        )
     problems.install(app)
     app.include_router(health.router)
     app.include_router(log.router)
     app.include_router(campaigns.router)
+    for feature in (characters, units, scenarios, sheets):
+        app.include_router(feature.router)
     app.include_router(table_router)
     app.include_router(disputes.router)
     return app

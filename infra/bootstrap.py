@@ -12,10 +12,13 @@ from domain.catalog import registry
 from infra.database import Database, DatabaseUnavailable, DatabaseUrls
 from infra.dice_key import load_dice_key
 from infra.services.campaigns import CampaignService
+from infra.services.characters import CharacterService
 from infra.services.disputes import DisputeService
 from infra.services.encounters import EncounterService
 from infra.services.executor import Executor
 from infra.services.roll_log import RollLogService
+from infra.services.scenarios import ScenarioService
+from infra.services.units import UnitService
 from infra.settings import Settings
 from infra.store.ledger import Ledger, is_unavailable, open_ledger
 from infra.store.migrate import SCHEMA_VERSION, migrate, schema_version
@@ -50,6 +53,9 @@ class Runtime:
         self.encounters = EncounterService(self.executor, self.dice_key, utc_now)
         self.campaigns = CampaignService(self.executor, self.dice_key, utc_now)
         self.disputes = DisputeService(self.executor, utc_now)
+        self.characters = CharacterService(self.executor, utc_now)
+        self.units = UnitService(self.executor, utc_now)
+        self.scenarios = ScenarioService(self.executor, utc_now)
 
     def check_ready(self) -> None:
         try:

@@ -41,7 +41,9 @@ def serve(
     runtime = bootstrap.start(settings)
     where = "embedded PostgreSQL in " + str(settings.data_dir) if settings.embedded else "external"
     console.print(f"[bold]Senki[/] {runtime.version} on {where}")
-    application = create_app(lambda: runtime, lambda _: runtime.close())
+    application = create_app(
+        lambda: runtime, lambda _: runtime.close(), cors_origins=settings.cors_origins
+    )
     uvicorn.run(
         application,
         host=host or settings.host,

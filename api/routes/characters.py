@@ -1,0 +1,177 @@
+"""Characters (pilot sheets): register, read, advance, equipment and skills."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+from uuid import UUID
+
+from fastapi import APIRouter, Depends, Header, Response, status
+from pydantic import BaseModel, Field
+
+from api.deps import RuntimeDep
+from api.resources import not_modified, require_reader, require_writer
+from api.security import WRITERS, PrincipalDep, require
+from api.sheet_schemas import PILOT_STATS, STATS_DOC, CharacterPublic, ItemBody, SkillBody
+from api.writes import etag, guard, idempotency_key, if_match
+from domain.campaign import character_commands as ch
+from infra.services.characters import describe
+from infra.services.executor import Idempotency, Write
+
+router = APIRouter(prefix="/v1", tags=["characters"])
+
+KeyDep = Annotated[Idempotency, Depends(idempotency_key)]
+IfMatchDep = Annotated[int | None, Depends(if_match)]
+
+
+class CharacterCreate(BaseModel):
+    owner: str | None = Field(
+        default=None,
+        max_length=100,
+        description="The member who plays the character; the caller when left out. "
+        "A player may register only their own.",
+        examples=["aoi"],
+    )
+    name: str = Field(min_length=1, max_length=200, examples=["蒼井ソラ"])
+    level: int = Field(default=1, ge=1, examples=[1])
+    base_stats: dict[str, int] = Field(description=STATS_DOC, examples=[PILOT_STATS])
+
+
+class CharacterAdvance(BaseModel):
+    level: int = Field(ge=1, examples=[2])
+    base_stats: dict[str, int] = Field(
+        description=STATS_DOC, examples=[PILOT_STATS | {"evasion": 14, "hp": 90}]
+    )
+
+
+def public(answer: dict[str, Any], response: Response) -> CharacterPublic:
+    etag(response, answer["version"])
+    return CharacterPublic.model_validate(answer)
+
+
+def _writable(runtime: RuntimeDep, who: PrincipalDep, character_id: UUID) -> None:
+    state, _ = runtime.characters.get(character_id)
+    require_writer(who, state.campaign_id, state.owner)
+
+
+@router.post(
+    "/campaigns/{campaign_id}/characters",
+    status_code=status.HTTP_201_CREATED,
+    response_model=CharacterPublic,
+)
+def register_character(
+    campaign_id: UUID,
+    body: CharacterCreate,
+    runtime: RuntimeDep,
+    who: PrincipalDep,
+    key: KeyDep,
+    response: Response,
+) -> CharacterPublic:
+    """Register a pilot at full HP: the GM for anyone, a player only their own."""
+    require(who, campaign_id, WRITERS)
+    command = ch.RegisterCharacter(
+        owner=body.owner or who.actor, name=body.name, level=body.level, base_stats=body.base_stats
+    )
+    answer = runtime.characters.register(campaign_id, who.actor, command, key)
+    response.headers["Location"] = f"/v1/characters/{answer['id']}"
+    return public(answer, response)
+
+
+@router.get(
+    "/characters/{character_id}",
+    response_model=CharacterPublic,
+    responses={304: {"description": "Not modified (If-None-Match)"}},
+)
+def get_character(
+    character_id: UUID,
+    runtime: RuntimeDep,
+    who: PrincipalDep,
+    response: Response,
+    if_none_match: Annotated[str | None, Header()] = None,
+) -> Any:
+    """The character as stored; ETag is its version (send it as If-Match to change it)."""
+    state, version = runtime.characters.get(character_id)
+    require_reader(who, state.campaign_id)
+    return not_modified(if_none_match, str(version)) or public(describe(state, version), response)
+
+
+@router.post("/characters/{character_id}/advance", response_model=CharacterPublic)
+def advance_character(
+    character_id: UUID,
+    body: CharacterAdvance,
+    runtime: RuntimeDep,
+    who: PrincipalDep,
+    key: KeyDep,
+    version: IfMatchDep,
+    response: Response,
+) -> CharacterPublic:
+    """A new level and base stats (GD-STAT-1); max HP is recomputed (GD-COST-1/2)."""
+    _writable(runtime, who, character_id)
+    command = ch.AdvanceCharacter(level=body.level, base_stats=body.base_stats)
+    answer = runtime.characters.advance(character_id, who.actor, command, guard(key, version))
+    return public(answer, response)
+
+
+@router.post("/characters/{character_id}/items", response_model=CharacterPublic)
+def equip_item(
+    character_id: UUID,
+    body: ItemBody,
+    runtime: RuntimeDep,
+    who: PrincipalDep,
+    key: KeyDep,
+    version: IfMatchDep,
+    response: Response,
+) -> CharacterPublic:
+    """Equip an item; GD-COST-1 lowers max HP when the cost exceeds capacity."""
+    _writable(runtime, who, character_id)
+    answer = runtime.characters.equip(character_id, who.actor, body.domain(), guard(key, version))
+    return public(answer, response)
+
+
+@router.delete("/characters/{character_id}/items/{item_name}", response_model=CharacterPublic)
+def unequip_item(
+    character_id: UUID,
+    item_name: str,
+    runtime: RuntimeDep,
+    who: PrincipalDep,
+    version: IfMatchDep,
+    response: Response,
+) -> CharacterPublic:
+    """Take an item off; a higher max HP does not raise current HP (GD-COST-2)."""
+    _writable(runtime, who, character_id)
+    answer = runtime.characters.unequip(
+        character_id, who.actor, item_name, Write(expected_version=version)
+    )
+    return public(answer, response)
+
+
+@router.post("/characters/{character_id}/skills", response_model=CharacterPublic)
+def learn_skill(
+    character_id: UUID,
+    body: SkillBody,
+    runtime: RuntimeDep,
+    who: PrincipalDep,
+    key: KeyDep,
+    version: IfMatchDep,
+    response: Response,
+) -> CharacterPublic:
+    """Learn a skill (its cost counts only while it is used, GD-COST-3)."""
+    _writable(runtime, who, character_id)
+    answer = runtime.characters.learn(character_id, who.actor, body.domain(), guard(key, version))
+    return public(answer, response)
+
+
+@router.delete("/characters/{character_id}/skills/{skill_name}", response_model=CharacterPublic)
+def forget_skill(
+    character_id: UUID,
+    skill_name: str,
+    runtime: RuntimeDep,
+    who: PrincipalDep,
+    version: IfMatchDep,
+    response: Response,
+) -> CharacterPublic:
+    """Forget a learned skill."""
+    _writable(runtime, who, character_id)
+    answer = runtime.characters.forget(
+        character_id, who.actor, skill_name, Write(expected_version=version)
+    )
+    return public(answer, response)

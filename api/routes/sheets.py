@@ -1,0 +1,229 @@
+"""Sheets for character-sheet sites and table tools: JSON, CCFolia clipboard, and import.
+
+A sheet is read-only (any member or site token of the campaign) and conditional: its ETag
+names the versions it was computed from, so a site polling it gets 304 until something changed.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+from uuid import UUID
+
+from fastapi import APIRouter, Depends, Header, Query, Request, Response, status
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel, ConfigDict, Field, JsonValue
+
+from api.deps import RuntimeDep
+from api.resources import not_modified, require_reader
+from api.security import WRITERS, PrincipalDep, require
+from api.sheet_schemas import CharacterPublic, RatioPublic, UnitPublic
+from api.writes import etag, idempotency_key
+from domain import ccfolia
+from domain.campaign import character_commands as ch
+from infra.services import characters
+from infra.services.executor import Idempotency
+
+router = APIRouter(prefix="/v1", tags=["sheets"])
+
+KeyDep = Annotated[Idempotency, Depends(idempotency_key)]
+Format = Literal["json", "ccfolia"]
+FormatQuery = Annotated[
+    Format,
+    Query(
+        alias="format",
+        description="json: the sheet; ccfolia: CCFolia clipboard JSON to paste as a piece.",
+    ),
+]
+INJURIES = {
+    "faint": "気絶",
+    "shutdown": "機能停止",
+    "critical": "重体",
+    "incapacitated": "再起不能",
+    "dead": "死亡",
+}
+CCFOLIA_RESPONSE: dict[int | str, dict[str, Any]] = {
+    200: {"content": {"application/json": {"example": {"kind": "character", "data": {}}}}},
+    304: {"description": "Not modified (If-None-Match)"},
+}
+
+
+class CharacterSheet(CharacterPublic):
+    stats: dict[str, int] = Field(description="Effective stats: base plus equipment.")
+
+
+class UnitSheet(UnitPublic):
+    stats: dict[str, int] = Field(description="GD-STAT-2: boosted by the pilot's piloting.")
+    current_hp: int = Field(description="GD-HPS-2: max HP at the pilot's carried ratio.")
+    carried_ratio: RatioPublic
+    piloting_boost: int = Field(description="The pilot's piloting: +% on the unit's stats.")
+    pilot_name: str
+    owner: str
+
+
+class CcfoliaPiece(BaseModel):
+    """A CCFolia piece as copied to the clipboard (read leniently)."""
+
+    model_config = ConfigDict(
+        extra="allow",
+        json_schema_extra={
+            "examples": [
+                {
+                    "kind": "character",
+                    "data": {
+                        "name": "蒼井ソラ",
+                        "status": [{"label": "生命", "value": 80, "max": 80}],
+                        "params": [
+                            {"label": "回避", "value": "12"},
+                            {"label": "操縦", "value": "150"},
+                            {"label": "装備力", "value": "100"},
+                        ],
+                    },
+                }
+            ]
+        },
+    )
+
+    kind: JsonValue = "character"
+    data: JsonValue = None
+
+
+class CharacterImported(CharacterPublic):
+    ignored: list[str] = Field(description="Labels that name no GD stat, left out.")
+    notes: list[str] = Field(description="What the import did not take over, and why.")
+
+
+def _memo(answer: dict[str, Any]) -> str:
+    lines = [f"Lv{answer['level']} / PL: {answer['owner']}"]
+    if answer["items"]:
+        lines.append(
+            "装備: " + "、".join(f"{i['name']}(コスト{i['cost']})" for i in answer["items"])
+        )
+    if answer["skills"]:
+        lines.append("スキル: " + "、".join(s["name"] for s in answer["skills"]))
+    ratio = answer["carried_ratio"]
+    lines.append(f"持ち越し割合: {ratio['numerator']}/{ratio['denominator']}")
+    if answer.get("injuries"):
+        lines.append("負傷: " + "、".join(INJURIES[i["injury"]] for i in answer["injuries"]))
+    if answer.get("lost"):
+        lines.append("ロスト")
+    return "\n".join(lines)
+
+
+def _clipboard(answer: dict[str, Any], level: int, url: str) -> JSONResponse:
+    sheet = ccfolia.SheetForExport(
+        name=answer["name"],
+        level=level,
+        stats=answer["stats"],
+        current_hp=answer["current_hp"],
+        max_hp=answer["max_hp"],
+        memo=_memo(answer | {"level": level}),
+        external_url=url,
+    )
+    return JSONResponse(ccfolia.to_clipboard(sheet))
+
+
+@router.get(
+    "/characters/{character_id}/sheet", response_model=CharacterSheet, responses=CCFOLIA_RESPONSE
+)
+def character_sheet(
+    character_id: UUID,
+    request: Request,
+    runtime: RuntimeDep,
+    who: PrincipalDep,
+    response: Response,
+    shape: FormatQuery = "json",
+    if_none_match: Annotated[str | None, Header()] = None,
+) -> Any:
+    """A pilot's sheet: effective stats, HP now and max, carried ratio, injuries, lost."""
+    state, version = runtime.characters.get(character_id)
+    require_reader(who, state.campaign_id)
+    tag = str(version) if shape == "json" else f"{version}.{shape}"
+    unchanged = not_modified(if_none_match, tag)
+    if unchanged is not None:
+        return unchanged
+    answer = characters.sheet(state, version)
+    if shape == "ccfolia":
+        url = str(request.url_for("character_sheet", character_id=character_id))
+        clipboard = _clipboard(answer, state.level, url)
+        clipboard.headers["ETag"] = f'"{tag}"'
+        return clipboard
+    etag(response, version)
+    return CharacterSheet.model_validate(answer)
+
+
+@router.get("/units/{unit_id}/sheet", response_model=UnitSheet, responses=CCFOLIA_RESPONSE)
+def unit_sheet(
+    unit_id: UUID,
+    request: Request,
+    runtime: RuntimeDep,
+    who: PrincipalDep,
+    response: Response,
+    shape: FormatQuery = "json",
+    if_none_match: Annotated[str | None, Header()] = None,
+) -> Any:
+    """A unit's sheet under its pilot: boosted stats (GD-STAT-2), HP at the pilot's ratio."""
+    state, _ = runtime.units.get(unit_id)
+    require_reader(who, state.campaign_id)
+    answer, versions = runtime.units.sheet(unit_id)
+    tag = versions if shape == "json" else f"{versions}.{shape}"
+    unchanged = not_modified(if_none_match, tag)
+    if unchanged is not None:
+        return unchanged
+    if shape == "ccfolia":
+        url = str(request.url_for("unit_sheet", unit_id=unit_id))
+        pilot = runtime.units.pilot(state.pilot_id)
+        memo = {"level": pilot.level, "skills": [], "injuries": [], "lost": False}
+        clipboard = _clipboard(answer | memo, pilot.level, url)
+        clipboard.headers["ETag"] = f'"{tag}"'
+        return clipboard
+    response.headers["ETag"] = f'"{tag}"'
+    return UnitSheet.model_validate(answer)
+
+
+def _read(piece: CcfoliaPiece) -> ccfolia.ImportedSheet:
+    try:
+        return ccfolia.from_clipboard(piece.model_dump(mode="json"))
+    except ccfolia.UnusableClipboard as error:
+        raise RequestValidationError(
+            [
+                {"loc": ("body", where), "msg": why, "type": "value_error"}
+                for where, why in error.problems
+            ]
+        ) from None
+
+
+@router.post(
+    "/campaigns/{campaign_id}/characters/import",
+    status_code=status.HTTP_201_CREATED,
+    response_model=CharacterImported,
+)
+def import_character(
+    campaign_id: UUID,
+    body: CcfoliaPiece,
+    runtime: RuntimeDep,
+    who: PrincipalDep,
+    key: KeyDep,
+    response: Response,
+    owner: Annotated[
+        str | None, Query(max_length=100, description="The member who plays it; default: you.")
+    ] = None,
+) -> CharacterImported:
+    """Register a pilot from a CCFolia piece (a player only their own), at full HP."""
+    require(who, campaign_id, WRITERS)
+    sheet = _read(body)
+    command = ch.RegisterCharacter(
+        owner=owner or who.actor, name=sheet.name, level=sheet.level, base_stats=sheet.base_stats
+    )
+    answer = runtime.characters.register(campaign_id, who.actor, command, key)
+    notes = []
+    if sheet.current_hp is not None and sheet.current_hp < sheet.base_stats["hp"]:
+        notes.append(
+            f"生命 {sheet.current_hp}/{sheet.base_stats['hp']}: registered at full HP; "
+            "HP changes only through scenarios (GD-HPS-1)"
+        )
+    etag(response, answer["version"])
+    response.headers["Location"] = f"/v1/characters/{answer['id']}"
+    return CharacterImported.model_validate(
+        answer | {"ignored": list(sheet.ignored), "notes": notes}
+    )

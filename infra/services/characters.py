@@ -1,0 +1,144 @@
+"""Application service for characters (pilot sheets): load → decide → save, one command each.
+
+The actor is the member id from the caller's token; the campaign is loaded by id for the
+permission checks the deciders make (a player registers only their own pilot).
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable
+from datetime import datetime
+from uuid import UUID
+
+from domain.campaign import campaign, character
+from domain.campaign import character_commands as ch
+from domain.campaign.character import Character
+from domain.campaign.derived import character_stats
+from domain.campaign.model import Item, Ratio, Skill, Stats
+from domain.events import DomainEvent
+from infra.services.executor import NO_GUARD, Executor, Idempotency, Response, Write
+
+
+class CharacterService:
+    """Character commands and reads; one per process."""
+
+    def __init__(self, executor: Executor, clock: Callable[[], datetime]) -> None:
+        self.executor = executor
+        self.clock = clock
+
+    def register(
+        self,
+        campaign_id: UUID,
+        by: str,
+        command: ch.RegisterCharacter,
+        idempotency: Idempotency | None = None,
+    ) -> Response:
+        """Register a pilot in the campaign at full HP (a player only their own)."""
+        owner = self.executor.load(campaign.KIND, campaign_id).state
+        character_id = uuid.uuid4()
+        events = ch.register_character(
+            character.KIND.initial(character_id), owner, command, at=self.clock(), by=by
+        )
+        return self.executor.create(
+            character.KIND, character_id, events, describe, idempotency=idempotency
+        )
+
+    def get(self, character_id: UUID) -> tuple[Character, int]:
+        """The character's sheet and version."""
+        loaded = self.executor.load(character.KIND, character_id)
+        return loaded.state, loaded.version
+
+    def advance(
+        self, character_id: UUID, by: str, command: ch.AdvanceCharacter, write: Write = NO_GUARD
+    ) -> Response:
+        """A new level and base stats (GD-STAT-1); max HP recomputed (GD-COST-1/2)."""
+        return self._run(
+            character_id, lambda s: ch.advance(s, command, at=self.clock(), by=by), write
+        )
+
+    def equip(self, character_id: UUID, by: str, item: Item, write: Write = NO_GUARD) -> Response:
+        """Equip an item (GD-COST-1/2)."""
+        command = ch.EquipItem(item=item)
+        return self._run(
+            character_id, lambda s: ch.equip(s, command, at=self.clock(), by=by), write
+        )
+
+    def unequip(
+        self, character_id: UUID, by: str, item_name: str, write: Write = NO_GUARD
+    ) -> Response:
+        """Take an item off (GD-COST-2: current HP does not rise)."""
+        command = ch.UnequipItem(item_name=item_name)
+        return self._run(
+            character_id, lambda s: ch.unequip(s, command, at=self.clock(), by=by), write
+        )
+
+    def learn(self, character_id: UUID, by: str, skill: Skill, write: Write = NO_GUARD) -> Response:
+        """Learn a skill (its cost counts only while used, GD-COST-3)."""
+        command = ch.LearnSkill(skill=skill)
+        return self._run(
+            character_id, lambda s: ch.learn_skill(s, command, at=self.clock(), by=by), write
+        )
+
+    def forget(
+        self, character_id: UUID, by: str, skill_name: str, write: Write = NO_GUARD
+    ) -> Response:
+        """Forget a learned skill."""
+        command = ch.ForgetSkill(skill_name=skill_name)
+        return self._run(
+            character_id, lambda s: ch.forget_skill(s, command, at=self.clock(), by=by), write
+        )
+
+    def _run(
+        self,
+        character_id: UUID,
+        decide: Callable[[Character], list[DomainEvent]],
+        write: Write,
+    ) -> Response:
+        return self.executor.execute(
+            character.KIND,
+            character_id,
+            decide,
+            describe,
+            expected_version=write.expected_version,
+            idempotency=write.idempotency,
+        )
+
+
+def ratio(value: Ratio) -> Response:
+    """An exact ratio as the API shows it, with its value for display."""
+    return {
+        "numerator": value.numerator,
+        "denominator": value.denominator,
+        "value": value.numerator / value.denominator,
+    }
+
+
+def effective_stats(state: Character) -> Stats:
+    """The stats a check uses: base stats plus equipment."""
+    return character_stats(state.base_stats, state.items)
+
+
+def sheet(state: Character, version: int) -> Response:
+    """The sheet a character-sheet site shows: effective stats, HP now and max, and so on."""
+    return describe(state, version) | {"stats": effective_stats(state)}
+
+
+def describe(state: Character, version: int) -> Response:
+    """A character as the API shows it."""
+    return {
+        "id": str(state.id),
+        "version": version,
+        "campaign_id": str(state.campaign_id),
+        "owner": state.owner,
+        "name": state.name,
+        "level": state.level,
+        "base_stats": state.base_stats,
+        "items": [item.model_dump(mode="json") for item in state.items],
+        "skills": [skill.model_dump(mode="json") for skill in state.skills],
+        "max_hp": state.max_hp,
+        "current_hp": state.current_hp,
+        "carried_ratio": ratio(state.carried_ratio),
+        "injuries": [i.model_dump(mode="json") for i in state.injuries],
+        "lost": state.lost,
+    }

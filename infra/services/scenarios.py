@@ -1,0 +1,227 @@
+"""Application service for scenarios: open, join, start (HP in), close (HP out, exactly once).
+
+Closing writes to several streams: the scenario's close and every participant's carried HP
+(GD-HPS-1) on the pilot's sheet and on the unit they last fought in. They go in one
+`Ledger.append`, so a table never sees a closed scenario whose pilots still have their old
+HP; a retry (same Idempotency-Key) gets the first answer, and a second close decides nothing.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable, Sequence
+from datetime import datetime
+from uuid import UUID
+
+from domain.aggregate import NotFound
+from domain.campaign import campaign, character, scenario, unit
+from domain.campaign import character_commands as ch
+from domain.campaign import scenario_commands as sc
+from domain.campaign import unit_commands as uc
+from domain.campaign.character import Character
+from domain.campaign.scenario import ParticipantOutcome, Scenario
+from domain.campaign.unit import Unit
+from domain.events import DomainEvent
+from domain.rules.glorious_drive.options import GloriousDriveOptions
+from infra.services.characters import ratio
+from infra.services.executor import (
+    NO_GUARD,
+    Executor,
+    Idempotency,
+    IdempotencyKeyReused,
+    Response,
+    StaleVersion,
+    Write,
+)
+from infra.store.ledger import ConcurrencyConflict, DuplicateRequest, StreamWrite
+from infra.store.recorder import IdempotencyRecord
+
+_ATTEMPTS = 5
+
+
+class ScenarioService:
+    """Scenario commands and reads; one per process."""
+
+    def __init__(self, executor: Executor, clock: Callable[[], datetime]) -> None:
+        self.executor = executor
+        self.clock = clock
+
+    def open(
+        self, campaign_id: UUID, by: str, name: str, idempotency: Idempotency | None = None
+    ) -> Response:
+        """A GM opens a scenario of the campaign."""
+        owner = self.executor.load(campaign.KIND, campaign_id).state
+        scenario_id = uuid.uuid4()
+        events = sc.open_scenario(
+            scenario.KIND.initial(scenario_id),
+            owner,
+            sc.OpenScenario(name=name),
+            at=self.clock(),
+            by=by,
+        )
+        return self.executor.create(
+            scenario.KIND, scenario_id, events, describe, idempotency=idempotency
+        )
+
+    def get(self, scenario_id: UUID) -> tuple[Scenario, int]:
+        """The scenario and its version."""
+        loaded = self.executor.load(scenario.KIND, scenario_id)
+        return loaded.state, loaded.version
+
+    def join(
+        self, scenario_id: UUID, by: str, command: sc.JoinScenario, write: Write = NO_GUARD
+    ) -> Response:
+        """A pilot joins, on foot or in a unit of their own, while the scenario is open."""
+
+        def decide(state: Scenario) -> list[DomainEvent]:
+            pilot = self._character(command.character_id)
+            core = None if command.unit_id is None else self._unit(command.unit_id)
+            return sc.join(state, command, pilot, core, at=self.clock(), by=by)
+
+        return self._run(scenario_id, decide, write)
+
+    def start(self, scenario_id: UUID, by: str, write: Write = NO_GUARD) -> Response:
+        """GD-HPS-2/3: every pilot and unit enters at the pilot's carried ratio."""
+
+        def decide(state: Scenario) -> list[DomainEvent]:
+            pilots = {p.character_id: self._character(p.character_id) for p in state.participants}
+            units = {
+                p.unit_id: self._unit(p.unit_id)
+                for p in state.participants
+                if p.unit_id is not None
+            }
+            options = self._options(state.campaign_id)
+            return sc.start(state, pilots, units, options, at=self.clock(), by=by)
+
+        return self._run(scenario_id, decide, write)
+
+    def close(
+        self, scenario_id: UUID, by: str, command: sc.CloseScenario, write: Write = NO_GUARD
+    ) -> Response:
+        """GD-HPS-1/3: the close and every carried HP, in one atomic append, exactly once."""
+        earlier = self._earlier_answer(write.idempotency)
+        if earlier is not None:
+            return earlier
+        for attempt in range(_ATTEMPTS):
+            writes, response = self._closing(scenario_id, by, command, write.expected_version)
+            record = _record(write.idempotency, response)
+            try:
+                if writes or record:
+                    self.executor.ledger.append(writes, idempotency=record)
+            except DuplicateRequest:
+                answer = self._earlier_answer(write.idempotency)
+                assert answer is not None  # the concurrent request committed it
+                return answer
+            except ConcurrencyConflict:
+                # A pilot's or unit's sheet changed meanwhile: decide again on fresh sheets.
+                # If the scenario itself changed, the If-Match check above refuses it.
+                if attempt == _ATTEMPTS - 1:
+                    raise
+                continue
+            return response
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _closing(
+        self, scenario_id: UUID, by: str, command: sc.CloseScenario, expected: int | None
+    ) -> tuple[list[StreamWrite], Response]:
+        """Decide the close (nothing if closed already) and the carries still to be made."""
+        loaded = self.executor.load(scenario.KIND, scenario_id)
+        if expected is not None and loaded.version != expected:
+            raise StaleVersion(expected, loaded.version)
+        at = self.clock()
+        closing = sc.close(loaded.state, command, at=at, by=by)
+        closed = loaded.state
+        for event in closing:
+            closed = scenario.KIND.evolve(closed, event)
+        writes = [
+            *_write(scenario_id, loaded.version, closing),
+            *self._carries(closed, at=at, by=by),
+        ]
+        return writes, describe(closed, loaded.version + len(closing))
+
+    def _carries(self, closed: Scenario, *, at: datetime, by: str) -> list[StreamWrite]:
+        """Each outcome on its pilot's sheet, and on the unit's when they last fought in one."""
+        options = self._options(closed.campaign_id)
+        writes: list[StreamWrite] = []
+        for outcome in closed.outcomes:
+            pilot = self.executor.load(character.KIND, outcome.character_id)
+            carried = ch.apply_scenario_result(
+                pilot.state, closed.id, outcome, options, at=at, by=by
+            )
+            writes += _write(outcome.character_id, pilot.version, carried)
+            if outcome.fought_in != outcome.character_id:
+                writes += self._unit_carry(closed.id, outcome, options, at=at, by=by)
+        return writes
+
+    def _unit_carry(
+        self,
+        scenario_id: UUID,
+        outcome: ParticipantOutcome,
+        options: GloriousDriveOptions,
+        *,
+        at: datetime,
+        by: str,
+    ) -> list[StreamWrite]:
+        core = self.executor.load(unit.KIND, outcome.fought_in)
+        kept = uc.apply_scenario_result(core.state, scenario_id, outcome, options, at=at, by=by)
+        return _write(outcome.fought_in, core.version, kept)
+
+    def _earlier_answer(self, idempotency: Idempotency | None) -> Response | None:
+        if idempotency is None:
+            return None
+        answer = self.executor.ledger.answer_for(idempotency.key)
+        if answer is None:
+            return None
+        if answer.fingerprint != idempotency.fingerprint:
+            raise IdempotencyKeyReused(
+                "this Idempotency-Key was already used for a different request; "
+                "use a new key for a new request"
+            )
+        return answer.response
+
+    def _character(self, character_id: UUID) -> Character:
+        return self.executor.load(character.KIND, character_id).state
+
+    def _unit(self, unit_id: UUID) -> Unit:
+        return self.executor.load(unit.KIND, unit_id).state
+
+    def _options(self, campaign_id: UUID | None) -> GloriousDriveOptions:
+        if campaign_id is None:
+            raise NotFound("the scenario names no campaign")
+        return self.executor.load(campaign.KIND, campaign_id).state.gd_options()
+
+    def _run(
+        self, scenario_id: UUID, decide: Callable[[Scenario], list[DomainEvent]], write: Write
+    ) -> Response:
+        return self.executor.execute(
+            scenario.KIND,
+            scenario_id,
+            decide,
+            describe,
+            expected_version=write.expected_version,
+            idempotency=write.idempotency,
+        )
+
+
+def _write(stream_id: UUID, version: int, events: Sequence[DomainEvent]) -> list[StreamWrite]:
+    return [StreamWrite(stream_id, version, events)] if events else []
+
+
+def _record(idempotency: Idempotency | None, response: Response) -> IdempotencyRecord | None:
+    if idempotency is None:
+        return None
+    return IdempotencyRecord(idempotency.key, idempotency.fingerprint, response)
+
+
+def describe(state: Scenario, version: int) -> Response:
+    """A scenario as the API shows it: participants, HP in at the start and out at the close."""
+    return {
+        "id": str(state.id),
+        "version": version,
+        "campaign_id": str(state.campaign_id),
+        "name": state.name,
+        "status": state.status,
+        "participants": [p.model_dump(mode="json") for p in state.participants],
+        "entries": [e.model_dump(mode="json") | {"ratio": ratio(e.ratio)} for e in state.entries],
+        "outcomes": [o.model_dump(mode="json") | {"ratio": ratio(o.ratio)} for o in state.outcomes],
+    }
