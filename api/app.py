@@ -11,7 +11,17 @@ from fastapi.middleware.cors import CORSMiddleware
 from api import problems
 from api.limits import BodySizeLimit
 from api.ports import SenkiPort
-from api.routes import campaigns, characters, disputes, health, log, scenarios, sheets, units
+from api.routes import (
+    campaigns,
+    characters,
+    disputes,
+    health,
+    log,
+    read_models,
+    scenarios,
+    sheets,
+    units,
+)
 from api.routes.table import router as table_router
 
 MAX_BODY_BYTES = 256 * 1024
@@ -59,4 +69,5 @@ def create_app(
         app.include_router(feature.router)
     app.include_router(table_router)
     app.include_router(disputes.router)
+    app.include_router(read_models.router)
     return app

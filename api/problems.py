@@ -17,6 +17,7 @@ from domain.campaign.errors import InvalidOptions
 from domain.dice import DiceEntryError, DiceSyntaxError
 from domain.errors import CommandRefused, NotPermitted
 from domain.rules.errors import RuleViolation
+from infra.projector.reads import NotBuilt
 from infra.services.executor import IdempotencyKeyReused, StaleVersion
 from infra.store.ledger import ConcurrencyConflict
 
@@ -157,6 +158,17 @@ def install(app: FastAPI) -> None:
         ]
         summary = "; ".join(f"{e.field}: {e.message}" for e in errors[:5])
         return problem(422, "invalid-request", "Invalid request", summary, errors=errors)
+
+    @app.exception_handler(NotBuilt)
+    async def not_built(request: Request, error: NotBuilt) -> JSONResponse:
+        response = problem(
+            503,
+            "read-model-building",
+            "Read model not built yet",
+            f"{error} Retry in a few seconds.",
+        )
+        response.headers["Retry-After"] = "2"
+        return response
 
     @app.exception_handler(Unavailable)
     async def unavailable(request: Request, error: Unavailable) -> JSONResponse:

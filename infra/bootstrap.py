@@ -11,6 +11,9 @@ from api.ports import LogHeadView, Unavailable
 from domain.catalog import registry
 from infra.database import Database, DatabaseUnavailable, DatabaseUrls
 from infra.dice_key import load_dice_key
+from infra.projector.background import BackgroundProjector
+from infra.projector.reads import ReadModels
+from infra.projector.runner import Projector
 from infra.services.campaigns import CampaignService
 from infra.services.characters import CharacterService
 from infra.services.disputes import DisputeService
@@ -56,6 +59,12 @@ class Runtime:
         self.characters = CharacterService(self.executor, utc_now)
         self.units = UnitService(self.executor, utc_now)
         self.scenarios = ScenarioService(self.executor, utc_now)
+        self.read_models = ReadModels(self.urls.service)
+        self.projector: BackgroundProjector | None = None
+
+    def start_projector(self) -> None:
+        """Project the read models on a thread of this process (`serve`, embedded default)."""
+        self.projector = BackgroundProjector(Projector(self.urls.service, self.ledger)).start()
 
     def check_ready(self) -> None:
         try:
@@ -70,6 +79,9 @@ class Runtime:
         return [LogHeadView(h.shard, h.position, h.chain_hash) for h in heads]
 
     def close(self) -> None:
+        if self.projector is not None:
+            self.projector.stop()
+        self.read_models.close()
         self.ledger.close()
         self.database.close()
 

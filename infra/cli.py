@@ -6,6 +6,7 @@ import json
 import logging
 import os
 import sys
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -13,7 +14,9 @@ from pydantic import ValidationError
 from rich.console import Console
 from rich.table import Table
 
+from infra.cli_audit import audit, export
 from infra.cli_dice import dice_app
+from infra.cli_projections import project, projections_app
 from infra.embedded_pg import install_termination_handlers
 from infra.errors import explain
 from infra.settings import Settings
@@ -22,6 +25,10 @@ app = typer.Typer(no_args_is_help=True, add_completion=False, help="Senki (æˆ¦è¨
 db_app = typer.Typer(no_args_is_help=True, help="Database schema.")
 app.add_typer(db_app, name="db")
 app.add_typer(dice_app, name="dice")
+app.add_typer(projections_app, name="projections")
+app.command("project")(project)
+app.command()(audit)
+app.command()(export)
 console = Console()
 errors = Console(stderr=True)
 
@@ -39,6 +46,8 @@ def serve(
 
     settings = Settings()
     runtime = bootstrap.start(settings)
+    if settings.embedded:  # one machine: the read models are projected inside `serve`
+        runtime.start_projector()
     where = "embedded PostgreSQL in " + str(settings.data_dir) if settings.embedded else "external"
     console.print(f"[bold]Senki[/] {runtime.version} on {where}")
     application = create_app(
@@ -72,8 +81,17 @@ def verify(
             help="A receipt SHARD:POSITION:HASH kept earlier; fails if it no longer holds."
         ),
     ] = None,
+    bundle: Annotated[
+        Path | None,
+        typer.Option(help="Check an audit bundle from `senki export`, offline (no database)."),
+    ] = None,
 ) -> None:
-    """Recompute the hash chain of every shard; exit 1 naming the first bad position."""
+    """Recompute the hash chain of every shard and the dice of revealed encounters; exit 1
+    naming the first bad position. With --bundle: check an exported audit bundle offline."""
+    if bundle is not None:
+        from infra.cli_audit import run_verify_bundle
+
+        raise typer.Exit(run_verify_bundle(bundle, console))
     from infra.verify import run_verify
 
     raise typer.Exit(run_verify(Settings(), console, expect_head or []))

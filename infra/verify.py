@@ -37,6 +37,9 @@ def _report(ledger: Ledger, console: Console, receipts: list[str]) -> int:
             failed = True
             console.print(f"[red]shard {index}, position {first.position}:[/] {first.reason}")
     console.print(table)
+    from infra.cli_audit import print_revealed_dice
+
+    failed |= not print_revealed_dice(ledger, console)
     for receipt in receipts:
         failed |= not _check_receipt(ledger, console, receipt)
     return 1 if failed else 0

@@ -12,7 +12,9 @@ from infra.store.connect import datastore_for
 from infra.store.names import SCHEMA, ShardTables
 from infra.store.recorder import SenkiRecorder
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: schema senki_read (projector registry and tracking)
+# Read models (infra/projector): rebuildable from the log, so the service role owns their tables.
+READ_SCHEMA = "senki_read"
 _MIGRATION_LOCK = 0x53454E4B49  # "SENKI": one migrator at a time (k8s Job and embedded serve)
 
 
@@ -31,6 +33,7 @@ def migrate(owner_url: str, *, app_role: str, shards: int) -> int:
             for index in range(shards):
                 _create_library_tables(owner_url, ShardTables(index))
                 _run_file(conn, "shard.sql", app_role, ShardTables(index))
+            _run_file(conn, "read.sql", app_role)
             conn.execute(
                 sql.SQL(
                     "INSERT INTO {}.schema_migrations (version) VALUES (%s) ON CONFLICT DO NOTHING"
@@ -80,6 +83,7 @@ def _run_file(
     names: dict[str, sql.Composable] = {
         "schema": sql.Identifier(SCHEMA),
         "app_role": sql.Identifier(app_role),
+        "read_schema": sql.Identifier(READ_SCHEMA),
     }
     if tables is not None:
         names |= {

@@ -1,0 +1,136 @@
+"""`senki project` and `senki projections status|rebuild`: the read side from a terminal."""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from infra.settings import Settings
+
+if TYPE_CHECKING:
+    from infra.store.ledger import Ledger
+
+projections_app = typer.Typer(no_args_is_help=True, help="Read models: status and rebuilds.")
+console = Console()
+
+
+def project(
+    batch_size: Annotated[
+        int, typer.Option(min=1, max=10_000, help="Events per transaction.")
+    ] = 500,
+    name: Annotated[
+        str, typer.Option(help="Shown in pg_stat_activity (which pod holds the lock).")
+    ] = "",
+    health_port: Annotated[
+        int, typer.Option(min=0, max=65535, help="Serve GET /healthz on this port (0: none).")
+    ] = 0,
+) -> None:
+    """Run every projection (one projector per database; a second one waits on standby)."""
+    from infra import bootstrap
+    from infra.projector.runner import Projector, ProjectorOptions
+
+    runtime = bootstrap.start(Settings())
+    try:
+        console.print(
+            f"[bold]Senki[/] {runtime.version} projector (standby until it holds the lock)"
+        )
+        projector = Projector(runtime.urls.service, runtime.ledger)
+        label = f"senki-projector:{name}" if name else "senki-projector"
+        projector.options = ProjectorOptions(batch_size=batch_size, application_name=label)
+        if health_port:
+            from infra.projector.health import serve_health
+
+            serve_health(health_port, projector)
+        projector.run(threading.Event())
+    finally:
+        runtime.close()
+
+
+@projections_app.command("status")
+def status() -> None:
+    """Each projection's generations, the log position they reflect, and their lag."""
+    from infra import bootstrap
+    from infra.projector.admin import projector_running
+    from infra.projector.admin import status as read_status
+    from projections.catalog import PROJECTIONS
+
+    runtime = bootstrap.start(Settings())
+    try:
+        rows = read_status(runtime.urls.service, runtime.ledger, PROJECTIONS)
+        running = projector_running(runtime.urls.service)
+    finally:
+        runtime.close()
+    table = Table("projection", "generation", "role", "shard", "position", "head", "lag")
+    for row in rows:
+        table.add_row(
+            row.projection, str(row.generation), row.role, str(row.shard),
+            str(row.position), str(row.head), str(row.lag),
+        )  # fmt: skip
+    console.print(table)
+    console.print("projector: " + ("running" if running else "[yellow]not running[/]"))
+
+
+@projections_app.command("rebuild")
+def rebuild(
+    name: Annotated[str, typer.Argument(help="The projection, e.g. character_sheets.")],
+) -> None:
+    """Build the next generation beside the live one; reads switch when it has caught up."""
+    from infra import bootstrap
+    from infra.projector import admin
+    from infra.projector.background import BackgroundProjector
+    from infra.projector.runner import Projector
+    from projections.catalog import by_name
+
+    try:
+        projection = by_name(name)
+    except LookupError as error:
+        raise typer.BadParameter(str(error), param_hint="NAME") from None
+    runtime = bootstrap.start(Settings())
+    helper: BackgroundProjector | None = None
+    try:
+        url, ledger = runtime.urls.service, runtime.ledger
+        generation = admin.request_rebuild(url, projection, len(ledger.shards))
+        if not admin.projector_running(url):  # nobody would build it: build it here
+            helper = BackgroundProjector(Projector(url, ledger)).start()
+        _follow(url, runtime.ledger, name, generation)
+    finally:
+        if helper is not None:
+            helper.stop()
+        runtime.close()
+    console.print(f"{name}: reads now use generation {generation}")
+
+
+def _follow(url: str, ledger: Ledger, name: str, generation: int) -> None:
+    from infra.projector.admin import live_generation, status
+    from projections.catalog import PROJECTIONS
+
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn())
+    with Progress(*columns, TimeElapsedColumn(), console=console) as bar:
+        task = bar.add_task(f"{name} g{generation}", total=None)
+        while live_generation(url, name) != generation:
+            mine = [
+                s for s in status(url, ledger, PROJECTIONS)
+                if s.projection == name and s.generation == generation
+            ]  # fmt: skip
+            if mine:
+                bar.update(
+                    task,
+                    completed=sum(s.position for s in mine),
+                    total=max(sum(s.head for s in mine), 1),
+                )
+            time.sleep(0.25)
+        bar.update(task, completed=bar.tasks[0].total or 0)
+
+
+standalone = typer.Typer(no_args_is_help=True, add_completion=False, help="Senki read side.")
+standalone.command("project")(project)
+standalone.add_typer(projections_app, name="projections")
+
+if __name__ == "__main__":  # `python -m infra.cli_projections …` until cli.py registers these
+    standalone()

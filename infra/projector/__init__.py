@@ -1,0 +1,1 @@
+"""Runs the read models of `projections/` against PostgreSQL: tables, batches, lock, reads."""

@@ -1,0 +1,107 @@
+"""What `senki projections` does: status and lag, and asking for a blue/green rebuild."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import psycopg
+from psycopg import sql
+from psycopg.rows import dict_row
+
+from infra.projector import registry
+from infra.projector.runner import PROJECTOR_LOCK, WAKE_CHANNEL
+from infra.projector.tables import read_table
+from infra.store.ledger import Ledger
+from projections.base import Projection
+
+
+@dataclass(frozen=True)
+class GenerationStatus:
+    """Where one generation stands on one shard, and how far behind the head it is."""
+
+    projection: str
+    generation: int
+    role: str  # live, building, or frozen (live but built by another version)
+    shard: int
+    position: int
+    head: int
+
+    @property
+    def lag(self) -> int:
+        return max(self.head - self.position, 0)
+
+
+def status(url: str, ledger: Ledger, projections: Sequence[Projection]) -> list[GenerationStatus]:
+    """Every live and building generation of every projection, per shard."""
+    heads = {s: ledger.head(shard=s).position for s in range(len(ledger.shards))}
+    versions = {p.name: p.version for p in projections}
+    query = sql.SQL(
+        "SELECT p.name, p.live_generation, p.live_version, p.building_generation, t.generation, "
+        "t.shard, t.position FROM {} p JOIN {} t ON t.projection = p.name "
+        "ORDER BY p.name, t.generation, t.shard"
+    ).format(read_table("projections"), read_table("tracking"))
+    with psycopg.connect(url, autocommit=True) as conn, conn.cursor(row_factory=dict_row) as cur:
+        rows = cur.execute(query).fetchall()
+    return [_status(row, versions, heads) for row in rows]
+
+
+def _status(
+    row: dict[str, Any], versions: dict[str, int], heads: dict[int, int]
+) -> GenerationStatus:
+    if row["generation"] == row["building_generation"]:
+        role = "building"
+    elif row["live_version"] != versions.get(row["name"]):
+        role = "frozen"
+    else:
+        role = "live"
+    shard = int(row["shard"])
+    return GenerationStatus(
+        row["name"], int(row["generation"]), role, shard, int(row["position"]), heads.get(shard, 0)
+    )
+
+
+def request_rebuild(url: str, projection: Projection, shards: int) -> int:
+    """Start the next generation beside the live one (or return the one already building)."""
+    with psycopg.connect(url, autocommit=True) as conn:
+        with conn.transaction():
+            conn.execute(
+                sql.SQL("INSERT INTO {} (name) VALUES (%s) ON CONFLICT DO NOTHING").format(
+                    read_table("projections")
+                ),
+                (projection.name,),
+            )
+            building = building_generation(conn, projection.name)
+            generation = building or registry.start_building(conn, projection, shards)
+        conn.execute(sql.SQL("NOTIFY {}").format(sql.Identifier(WAKE_CHANNEL)))
+    return generation
+
+
+def building_generation(conn: psycopg.Connection[Any], name: str) -> int | None:
+    query = sql.SQL("SELECT building_generation FROM {} WHERE name = %s").format(
+        read_table("projections")
+    )
+    row = conn.execute(query, (name,)).fetchone()
+    return None if row is None or row[0] is None else int(row[0])
+
+
+def live_generation(url: str, name: str) -> int | None:
+    query = sql.SQL("SELECT live_generation FROM {} WHERE name = %s").format(
+        read_table("projections")
+    )
+    with psycopg.connect(url, autocommit=True) as conn:
+        row = conn.execute(query, (name,)).fetchone()
+    return None if row is None or row[0] is None else int(row[0])
+
+
+def projector_running(url: str) -> bool:
+    """True while some session holds the projector lock (pg_locks splits the bigint key)."""
+    high, low = PROJECTOR_LOCK >> 32, PROJECTOR_LOCK & 0xFFFFFFFF
+    query = (
+        "SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND granted "
+        "AND database = (SELECT oid FROM pg_database WHERE datname = current_database()) "
+        "AND classid = %s AND objid = %s AND objsubid = 1"
+    )
+    with psycopg.connect(url, autocommit=True) as conn:
+        return conn.execute(query, (high, low)).fetchone() is not None

@@ -1,0 +1,254 @@
+"""The projector: follows the log into every read model, one batch per transaction.
+
+Exactly once: a batch's row changes and the tracking positions they account for commit
+together, and each position only moves from the value this projector last wrote (a fence).
+One projector per database: a session-level advisory lock on a dedicated connection; a second
+projector stands by, retrying, and takes over when the holder's session ends (a crash, a
+SIGKILL and a lost connection all end it). The lock connection also LISTENs on each shard's
+channel (the event store NOTIFYs `events_<shard>` on every append), with a poll fallback.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import psycopg
+from psycopg import sql
+
+from infra.projector import registry
+from infra.projector.log import read_batch
+from infra.projector.registry import Target
+from infra.projector.rows import BatchRows, RowCache
+from infra.store.ledger import Ledger
+from infra.store.mapper import Recorded
+from projections.base import Projection
+from projections.catalog import PROJECTIONS
+
+PROJECTOR_LOCK = 0x53454E4B4950  # "SENKIP": one projector per database
+WAKE_CHANNEL = "senki_projections"  # `projections rebuild` wakes the projector with it
+PROJECTED_CHANNEL = "senki_projected"  # payload "<shard>:<position>" after each batch commits
+_PROJECTED = sql.SQL("SELECT pg_notify({}, %s)").format(sql.Literal(PROJECTED_CHANNEL))
+log = logging.getLogger("senki.projector")
+Progress = Callable[[Target, int, int], None]  # target, shard, position
+
+
+@dataclass
+class ProjectorOptions:
+    batch_size: int = 500
+    poll_s: float = 1.0  # longest wait for a NOTIFY before looking at the log anyway
+    standby_s: float = 0.5  # how often a standby projector tries the lock
+    reload_s: float = 5.0  # longest time between two readings of the registry
+    application_name: str = "senki-projector"
+
+
+@dataclass
+class Projector:
+    """Runs `projections` over `ledger` into schema senki_read of the database at `url`."""
+
+    url: str
+    ledger: Ledger
+    projections: Sequence[Projection] = PROJECTIONS
+    options: ProjectorOptions = field(default_factory=ProjectorOptions)
+    on_batch: Progress | None = None
+    state: str = "starting"  # starting → standby → active → stopped
+    _caches: dict[str, RowCache] = field(default_factory=dict)
+
+    def run(self, stop: threading.Event, *, until_caught_up: bool = False) -> None:
+        """Project until `stop` is set (or, if asked, until nothing is left to build)."""
+        try:
+            while not stop.is_set():
+                try:
+                    if self._session(stop, until_caught_up):
+                        return
+                except psycopg.Error as error:  # a lost connection, or fenced out
+                    log.warning("projector: %s; starting over", error)
+                    self.forget()
+                    stop.wait(self.options.poll_s)
+        finally:
+            self.state = "stopped"
+
+    def forget(self) -> None:
+        """Drop every cached row: after a failure, PostgreSQL alone says what is there."""
+        self._caches.clear()
+
+    def _connect(self, suffix: str = "") -> psycopg.Connection[tuple[Any, ...]]:
+        name = self.options.application_name + suffix
+        conn = psycopg.connect(self.url, autocommit=True, application_name=name)
+        # Read models are derived data: a crash may lose the last few committed batches, but
+        # never half of one (rows and tracking share a transaction), and the projector then
+        # simply projects them again. Not waiting for the WAL flush makes each batch cheaper.
+        conn.execute("SET synchronous_commit = off")
+        return conn
+
+    def _session(self, stop: threading.Event, until_caught_up: bool) -> bool:
+        with self._connect("-lock") as lock:
+            if not self._acquire(lock, stop):
+                return True
+            self.state = "active"
+            for shard in range(len(self.ledger.shards)):
+                lock.execute(sql.SQL("LISTEN {}").format(sql.Identifier(f"events_{shard}")))
+            lock.execute(sql.SQL("LISTEN {}").format(sql.Identifier(WAKE_CHANNEL)))
+            with self._connect() as conn:
+                with conn.transaction():
+                    registry.ensure(conn, self.projections, len(self.ledger.shards))
+                for projection in self.projections:
+                    for generation in registry.leftovers(conn, projection):
+                        self._retire(conn, projection, generation)
+                return self._follow(conn, lock, stop, until_caught_up)
+
+    def _acquire(self, lock: psycopg.Connection[tuple[Any, ...]], stop: threading.Event) -> bool:
+        while not stop.is_set():
+            row = lock.execute("SELECT pg_try_advisory_lock(%s)", (PROJECTOR_LOCK,)).fetchone()
+            if row is not None and row[0]:
+                return True
+            if self.state != "standby":
+                log.info("projector on standby: another one holds the lock")
+                self.state = "standby"
+            stop.wait(self.options.standby_s)
+        return False
+
+    def _follow(
+        self,
+        conn: psycopg.Connection[tuple[Any, ...]],
+        lock: psycopg.Connection[tuple[Any, ...]],
+        stop: threading.Event,
+        until_caught_up: bool,
+    ) -> bool:
+        targets = self._targets(conn)
+        reloaded = time.monotonic()
+        while not stop.is_set():
+            more, switched = self._pass(conn, targets)
+            if switched:
+                targets, reloaded = self._targets(conn), time.monotonic()
+                continue
+            if more:
+                continue
+            if until_caught_up and not any(t.building for t in targets):
+                return True
+            woke = [n.channel for n in lock.notifies(timeout=self.options.poll_s, stop_after=1)]
+            # The registry changes only by a rebuild (which NOTIFYs) or a new deployment: read
+            # it again then, on a quiet poll, and now and then, not on every event.
+            stale = time.monotonic() - reloaded > self.options.reload_s
+            if not woke or WAKE_CHANNEL in woke or stale:
+                targets, reloaded = self._targets(conn), time.monotonic()
+        return True
+
+    def _targets(self, conn: psycopg.Connection[tuple[Any, ...]]) -> list[Target]:
+        with conn.transaction():
+            return registry.targets(conn, self.projections)
+
+    def _pass(
+        self, conn: psycopg.Connection[tuple[Any, ...]], targets: list[Target]
+    ) -> tuple[bool, bool]:
+        """One batch for each group of targets at the same position, shard by shard.
+
+        Returns (more: some group has more to read now, switched: a generation went live).
+        """
+        more = False
+        for shard in range(len(self.ledger.shards)):
+            groups: dict[int, list[Target]] = {}
+            for target in targets:
+                groups.setdefault(target.positions[shard], []).append(target)
+            starts = sorted(groups)
+            for index, start in enumerate(starts):
+                # A lagging group stops where the next one stands, so that they merge and a
+                # building generation meets its live one at exactly the same position.
+                cap = starts[index + 1] if index + 1 < len(starts) else None
+                batch = read_batch(conn, self.ledger, shard, start, self.options.batch_size)
+                events = [r for r in batch if cap is None or (r.position or 0) <= cap]
+                at_head = cap is None and len(batch) < self.options.batch_size
+                group = groups[start]
+                if not events and not any(t.building for t in group):
+                    continue
+                if self._commit(conn, shard, group, events, at_head=at_head, targets=targets):
+                    return True, True
+                more = more or (bool(events) and not at_head)
+        return more, False
+
+    def _commit(
+        self,
+        conn: psycopg.Connection[tuple[Any, ...]],
+        shard: int,
+        group: list[Target],
+        events: list[Recorded],
+        *,
+        at_head: bool,
+        targets: list[Target],
+    ) -> bool:
+        """Apply a batch to a group and move its positions, in one transaction."""
+        end = events[-1].position if events else None
+        written: list[tuple[Target, BatchRows]] = []
+        switched: list[tuple[Target, int | None]] = []
+        # One pipeline: BEGIN, the batch's writes, the fenced advance and COMMIT travel
+        # together (a cache miss still asks PostgreSQL on the way).
+        with conn.pipeline(), conn.transaction():
+            for target in group:
+                rows = BatchRows(conn, target.projection, target.generation, self._cache(target))
+                for recorded in events:
+                    rows.apply(target.projection.handle(recorded, rows))
+                written.append((target, rows))
+                rows.flush()
+            if end is not None:
+                registry.advance(conn, group, shard, end)
+                conn.execute(_PROJECTED, (f"{shard}:{end}",))  # readers can wait for it
+            moved = {id(t): (end if end is not None else t.positions[shard]) for t in group}
+            for target in group:
+                if target.building and self._caught_up(target, shard, at_head, moved, targets):
+                    switched.append((target, registry.switch(conn, target)))
+        for target, rows in written:
+            target.positions[shard] = moved[id(target)]
+            rows.committed()
+            if self.on_batch is not None and events:
+                self.on_batch(target, shard, target.positions[shard])
+        for target, old in switched:
+            log.info(
+                "projection %s now reads generation %d", target.projection.name, target.generation
+            )
+            if old is not None:
+                self._retire(conn, target.projection, old)
+        return bool(switched)
+
+    def _caught_up(
+        self,
+        target: Target,
+        shard: int,
+        at_head: bool,
+        moved: dict[int, int],
+        targets: list[Target],
+    ) -> bool:
+        """Built: level with the live generation on every shard, or at the head without one."""
+        if at_head:
+            target.at_head.add(shard)
+        else:
+            target.at_head.discard(shard)
+        live = next(
+            (t for t in targets if t.projection is target.projection and not t.building), None
+        )
+        if live is None:
+            return len(target.at_head) == len(self.ledger.shards)
+        mine = target.positions | {shard: moved[id(target)]}
+        theirs = live.positions | ({shard: moved[id(live)]} if id(live) in moved else {})
+        return mine == theirs
+
+    def _retire(
+        self, conn: psycopg.Connection[tuple[Any, ...]], projection: Projection, generation: int
+    ) -> None:
+        self._caches.pop(f"{projection.name}_g{generation}", None)
+        try:
+            with conn.transaction():
+                conn.execute("SET LOCAL lock_timeout = '5s'")
+                registry.retire(conn, projection, generation)
+        except psycopg.errors.LockNotAvailable:  # a long read still uses it: the next start will
+            log.warning("could not drop %s generation %d yet", projection.name, generation)
+
+    def _cache(self, target: Target) -> RowCache:
+        cache = self._caches.get(target.label)
+        if cache is None:  # built from nothing by this process: every row will pass through
+            fresh = target.building and not any(target.positions.values())
+            cache = self._caches[target.label] = RowCache(complete=fresh)
+        return cache

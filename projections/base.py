@@ -1,0 +1,121 @@
+"""What every read model is made of: tables it declares, row changes it returns.
+
+A projection is pure: `handle(recorded, rows)` reads the projection's own current rows
+through `Rows` (for read-modify-write) and returns `Change`s. Where the rows live, how the
+changes are batched and when the tracking position moves is the projector's business
+(`infra/projector/`), so the same class runs against PostgreSQL and against `MemoryRows`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar, Protocol
+
+from domain.events import DomainEvent
+
+Row = dict[str, Any]
+Key = tuple[Any, ...]
+
+
+@dataclass(frozen=True)
+class Column:
+    """A column: its name and SQL type (`text`, `uuid`, `bigint`, `jsonb`, `text[]`…)."""
+
+    name: str
+    sql_type: str
+    nullable: bool = True
+
+
+@dataclass(frozen=True)
+class Table:
+    """A table a projection owns: columns, primary key, extra indexes (column lists)."""
+
+    name: str
+    columns: tuple[Column, ...]
+    key: tuple[str, ...]
+    indexes: tuple[tuple[str, ...], ...] = ()
+    gin: tuple[str, ...] = ()  # array or jsonb columns searched by containment
+    # False for output a handler rarely or never reads back (log lines): the projector then
+    # keeps none of its rows in memory and asks PostgreSQL on the rare read.
+    lookup: bool = True
+
+    def key_of(self, row: Mapping[str, Any]) -> Key:
+        return tuple(row[name] for name in self.key)
+
+    @property
+    def column_names(self) -> tuple[str, ...]:
+        return tuple(c.name for c in self.columns)
+
+
+@dataclass(frozen=True)
+class Put:
+    """Insert the row, or replace the row with the same key."""
+
+    table: str
+    row: Row
+
+
+@dataclass(frozen=True)
+class Delete:
+    """Remove the row with this key, if any."""
+
+    table: str
+    key: Key
+
+
+Change = Put | Delete
+
+
+class Rows(Protocol):
+    """The projection's own rows as they stand after every change handed back so far."""
+
+    def get(self, table: str, key: Key) -> Row | None: ...
+
+
+class Recorded(Protocol):
+    """An event as the log hands it over (infra.store.mapper.Recorded has this shape)."""
+
+    @property
+    def stream_id(self) -> Any: ...
+
+    @property
+    def version(self) -> int: ...
+
+    @property
+    def event(self) -> DomainEvent: ...
+
+    @property
+    def position(self) -> int | None: ...
+
+
+class Projection:
+    """One read model with a versioned name: bump `version` when its tables or rows change."""
+
+    name: ClassVar[str] = ""
+    version: ClassVar[int] = 1
+    tables: ClassVar[Sequence[Table]] = ()
+
+    def handle(self, recorded: Recorded, rows: Rows) -> list[Change]:
+        """The row changes one event makes (none for events this model ignores)."""
+        raise NotImplementedError
+
+    def table(self, name: str) -> Table:
+        return next(t for t in self.tables if t.name == name)
+
+
+def position_of(recorded: Recorded) -> int:
+    """The log position; a read model row without one could not say what it reflects."""
+    if recorded.position is None:
+        raise ValueError("a projection needs events read from the log, with positions")
+    return recorded.position
+
+
+def field(event: object, name: str) -> Any:
+    """A field of any event, or None: generic models read events they were not written for."""
+    # Looked up in the model's fields first: a missing attribute on a pydantic model raises
+    # inside __getattr__, which costs more than the rest of a handler.
+    fields = getattr(type(event), "model_fields", None)
+    if fields is not None and name not in fields:
+        return None
+    return getattr(event, name, None)

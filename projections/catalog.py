@@ -1,0 +1,26 @@
+"""Every read model of this build, by name: the projector runs them all."""
+
+from __future__ import annotations
+
+from projections.base import Projection
+from projections.campaign_timeline import CampaignTimelineV1
+from projections.character_sheets import CharacterSheetsV1
+from projections.encounter_log import EncounterLogV1
+from projections.hp_ledger import HpLedgerV1
+from projections.rulings import RulingsV1
+
+PROJECTIONS: tuple[Projection, ...] = (
+    CharacterSheetsV1(),
+    HpLedgerV1(),
+    EncounterLogV1(),
+    RulingsV1(),
+    CampaignTimelineV1(),
+)
+
+
+def by_name(name: str) -> Projection:
+    """The projection called `name`, or a LookupError listing the known ones."""
+    for projection in PROJECTIONS:
+        if projection.name == name:
+            return projection
+    raise LookupError(f"no projection {name!r}; known: {[p.name for p in PROJECTIONS]}")

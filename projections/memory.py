@@ -1,0 +1,34 @@
+"""Rows in a dict: the reference store for handler tests and for checking a projector."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from projections.base import Delete, Key, Projection, Put, Recorded, Row
+
+
+class MemoryRows:
+    """Applies changes to plain dictionaries, one per table, keyed like the real tables."""
+
+    def __init__(self, projection: Projection) -> None:
+        self.projection = projection
+        self.tables: dict[str, dict[Key, Row]] = {t.name: {} for t in projection.tables}
+
+    def get(self, table: str, key: Key) -> Row | None:
+        return self.tables[table].get(key)
+
+    def feed(self, recorded: Iterable[Recorded]) -> MemoryRows:
+        """Hand every event to the projection and apply what it returns; returns self."""
+        for item in recorded:
+            for change in self.projection.handle(item, self):
+                match change:
+                    case Put(table=name, row=row):
+                        key = self.projection.table(name).key_of(row)
+                        self.tables[name][key] = dict(row)
+                    case Delete(table=name, key=key):
+                        self.tables[name].pop(key, None)
+        return self
+
+    def rows(self, table: str) -> list[Row]:
+        """A table's rows in key order."""
+        return [self.tables[table][k] for k in sorted(self.tables[table], key=str)]

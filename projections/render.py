@@ -1,0 +1,115 @@
+"""One readable line per event, in English and Japanese, and the rule IDs it cites.
+
+A registry keyed by event type: a ruleset adds renderers for its own events, and every event
+without one still gets a readable line built from its fields, so the log never has a hole.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+from domain.events import DomainEvent
+from projections.base import field
+
+Line = tuple[str, str]  # (English, Japanese)
+Renderer = Callable[[DomainEvent], Line]
+
+_RENDERERS: dict[str, Renderer] = {}
+_MAX_VALUE = 60
+
+
+def renders(*event_types: str) -> Callable[[Renderer], Renderer]:
+    """Decorator: the renderer of these event types (the last registration wins)."""
+
+    def register(renderer: Renderer) -> Renderer:
+        for event_type in event_types:
+            _RENDERERS[event_type] = renderer
+        return renderer
+
+    return register
+
+
+def render(event: DomainEvent) -> Line:
+    """The event's line, from its renderer, its own summaries, or its fields."""
+    renderer = _RENDERERS.get(event.event_type)
+    if renderer is not None:
+        return renderer(event)
+    en, ja = field(event, "summary_en"), field(event, "summary_ja")
+    if isinstance(en, str) and isinstance(ja, str):
+        return en, ja
+    return fallback(event)
+
+
+def rule_ids(event: DomainEvent) -> list[str]:
+    """Rule IDs any event cites, by `rule_ids` (a sequence) or `rule_id` (one)."""
+    many, one = field(event, "rule_ids"), field(event, "rule_id")
+    found = [str(r) for r in many] if isinstance(many, list | tuple) else []
+    if isinstance(one, str) and one not in found:
+        found.append(one)
+    return found
+
+
+def fallback(event: DomainEvent) -> Line:
+    """`by` + the event type + its fields, shortened: readable when nobody wrote a renderer."""
+    fields = event.model_dump(mode="json", exclude={"at", "by"})
+    shown = ", ".join(f"{k}={_short(v)}" for k, v in fields.items())
+    name = event.event_type
+    return f"{event.by}: {name} ({shown})", f"{event.by}：{name}（{shown}）"
+
+
+def _short(value: Any) -> str:
+    text = value if isinstance(value, str) else _compact(value)
+    return text if len(text) <= _MAX_VALUE else text[: _MAX_VALUE - 1] + "…"
+
+
+def _compact(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+
+
+@renders("EncounterOpened")
+def _opened(event: DomainEvent) -> Line:
+    ruleset = f"{field(event, 'ruleset_id')} {field(event, 'ruleset_version')}"
+    return (
+        f"{event.by} opened the encounter under {ruleset}; dice commitment "
+        f"{str(field(event, 'commitment'))[:12]}…",
+        f"{event.by}が戦闘を開始（ルール {ruleset}、ダイス・コミットメント "
+        f"{str(field(event, 'commitment'))[:12]}…）",
+    )
+
+
+@renders("CombatantJoined")
+def _joined(event: DomainEvent) -> Line:
+    who, side = field(event, "name"), field(event, "side")
+    cid, ctl = field(event, "combatant_id"), field(event, "controller")
+    return (
+        f"{who} ({cid}) joined on side {side}, controlled by {ctl}",
+        f"{who}（{cid}）が陣営「{side}」で参加（操作：{ctl}）",
+    )
+
+
+@renders("EncounterDiceRolled", "DiceRolled")
+def _rolled(event: DomainEvent) -> Line:
+    result = field(event, "result")
+    text, purpose = field(result, "text"), field(result, "purpose")
+    source = "by hand" if field(result, "source") == "hand" else "server"
+    source_ja = "手入力" if source == "by hand" else "サーバー"
+    return (
+        f"{event.by} rolled for {purpose} ({source}): {text}",
+        f"{event.by}が{purpose}のダイスを振った（{source_ja}）：{text}",
+    )
+
+
+@renders("EncounterSeedRevealed", "DiceSeedRevealed")
+def _revealed(event: DomainEvent) -> Line:
+    return (
+        f"{event.by} revealed the server seed: every die can now be recomputed",
+        f"{event.by}がサーバーシードを公開：全てのダイスを再計算できる",
+    )
+
+
+@renders("EncounterEnded")
+def _ended(event: DomainEvent) -> Line:
+    reason, rule = field(event, "reason"), field(event, "rule_id")
+    return f"The encounter ended ({rule}): {reason}", f"戦闘終了（{rule}）：{reason}"
