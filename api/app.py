@@ -23,6 +23,7 @@ from api.routes import (
     units,
 )
 from api.routes.table import router as table_router
+from api.web.router import router as web_router
 
 MAX_BODY_BYTES = 256 * 1024
 
@@ -70,4 +71,5 @@ def create_app(
     app.include_router(table_router)
     app.include_router(disputes.router)
     app.include_router(read_models.router)
+    app.include_router(web_router)
     return app

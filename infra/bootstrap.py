@@ -14,6 +14,7 @@ from infra.dice_key import load_dice_key
 from infra.projector.background import BackgroundProjector
 from infra.projector.reads import ReadModels
 from infra.projector.runner import Projector
+from infra.services.audit import AuditService
 from infra.services.campaigns import CampaignService
 from infra.services.characters import CharacterService
 from infra.services.disputes import DisputeService
@@ -56,6 +57,7 @@ class Runtime:
         self.encounters = EncounterService(self.executor, self.dice_key, utc_now)
         self.campaigns = CampaignService(self.executor, self.dice_key, utc_now)
         self.disputes = DisputeService(self.executor, utc_now)
+        self.audit = AuditService(self.ledger, self.executor)
         self.characters = CharacterService(self.executor, utc_now)
         self.units = UnitService(self.executor, utc_now)
         self.scenarios = ScenarioService(self.executor, utc_now)

@@ -14,6 +14,7 @@ from api.routes.encounters import actor, load_for
 from api.security import GM_ONLY, READERS, WRITERS, PrincipalDep
 from api.writes import idempotency_key
 from domain.encounter.replay import Amendment, ReplayResult
+from infra.services.audit import AuditEntry
 from infra.services.executor import Idempotency
 
 router = APIRouter(prefix="/v1/encounters", tags=["audit"])
@@ -127,6 +128,14 @@ def at_point(
     load_for(runtime, who, encounter_id, READERS)
     state, version = runtime.disputes.at_point(encounter_id, turn, phase, step)
     return describe(state, version, who)
+
+
+@router.get("/{encounter_id}/rulings", response_model=list[AuditEntry])
+def audit_trail(encounter_id: UUID, runtime: RuntimeDep, who: PrincipalDep) -> list[AuditEntry]:
+    """Every ruling in order, with the evidence: rule texts, inputs, each die (recomputed once
+    the seed is revealed), options, the command behind it and its disputes (from the log)."""
+    load_for(runtime, who, encounter_id, READERS)
+    return runtime.audit.trail(encounter_id)
 
 
 @router.get("/{encounter_id}/disputes", response_model=list[DisputePublic])

@@ -51,7 +51,7 @@ def encounter_log(
     return _page(runtime.read_models.encounter_log(encounter_id, after_version=after))
 
 
-@router.get("/encounters/{encounter_id}/rulings", response_model=ReadModelPage)
+@router.get("/encounters/{encounter_id}/rulings/search", response_model=ReadModelPage)
 def rulings(
     encounter_id: UUID,
     runtime: RuntimeDep,
@@ -60,7 +60,8 @@ def rulings(
     subject: Annotated[str | None, Query(max_length=100)] = None,
     disputed: bool | None = None,
 ) -> ReadModelPage:
-    """The encounter's rulings, searchable by rule ID, combatant and dispute."""
+    """The encounter's rulings from the read model, searchable by rule ID, combatant and
+    dispute (fast; for the full evidence of each ruling see `/rulings`)."""
     load_for(runtime, who, encounter_id, READERS)
     return _page(
         runtime.read_models.rulings(

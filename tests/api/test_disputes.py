@@ -144,3 +144,13 @@ def test_time_travel_to_the_start_of_a_step(client: TestClient) -> None:
     assert at.status_code == 200, at.text
     assert at.json()["procedure"]["step"] == "reaction"
     assert fight.get("/at", turn=7).status_code == 409
+
+
+def test_the_audit_trail_shows_each_ruling_with_its_rule_text(client: TestClient) -> None:
+    fight = a_hit_on_grunt(client)
+    trail = fight.get("/rulings")
+    assert trail.status_code == 200, trail.text
+    entries = trail.json()
+    damage = next(e for e in entries if any(r["rule_id"] == "GD-DMG-1" for r in e["rules"]))
+    assert all(r["text"] for r in damage["rules"])
+    assert damage["command"]["command_type"] == "TakeHit"

@@ -40,7 +40,9 @@ def test_the_encounter_log_and_rulings_reflect_the_log_head(
     assert log["rows"], log
     assert any("GD-INIT-1" in row["rule_ids"] for row in log["rows"])
     assert all(row["line_en"] and row["line_ja"] for row in log["rows"])
-    rulings = caught_up(client, f"/v1/encounters/{fight.id}/rulings?rule_id=GD-INIT-1", gm, runtime)
+    rulings = caught_up(
+        client, f"/v1/encounters/{fight.id}/rulings/search?rule_id=GD-INIT-1", gm, runtime
+    )
     assert len(rulings["rows"]) == 1
     timeline = caught_up(client, f"/v1/campaigns/{fight.campaign.id}/timeline", gm, runtime)
     assert timeline["rows"]

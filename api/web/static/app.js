@@ -1,0 +1,286 @@
+// The table page: asks for a token, loads an encounter and its log, follows it live, and lets
+// the table travel through its history, check its dice and argue about its rulings.
+
+import { ApiError, follow, forgetToken, get, offered, post, savedToken, saveToken } from "./api.js";
+import { drawBoard, drawLegend } from "./board.js";
+import { t, translatePage } from "./i18n.js";
+import { drawLog } from "./log.js";
+import { drawCombatants, drawOrder, drawProcedure, lastMoveAt, orderAt } from "./panels.js";
+import { downloadBundle, drawVerification, loadVerification, runWhatIf } from "./verify.js";
+
+const $ = (id) => document.getElementById(id);
+const RULINGS = "/v1/encounters/{encounter_id}/rulings";
+const DISPUTES = "/v1/encounters/{encounter_id}/disputes";
+const REPLAY = "/v1/encounters/{encounter_id}/replay";
+
+const page = {
+  lang: sessionStorage.getItem("senki.lang") || (navigator.language.startsWith("ja") ? "ja" : "en"),
+  id: null,
+  live: null, // the encounter now
+  shown: null, // the encounter at the version on the board
+  events: [],
+  versions: new Map(), // version -> encounter, as fetched for the slider
+  audit: null, // Map version -> audit-trail entry, when the server offers the trail
+  offers: new Set(),
+  verification: null,
+  stopStream: null,
+  openRulings: new Set(),
+  refreshTimer: null,
+  slideTimer: null,
+};
+
+function say(text) {
+  $("status").textContent = text;
+}
+
+function idFromAddress() {
+  const found = location.pathname.match(/\/table\/encounters\/([0-9a-fA-F-]{36})$/);
+  return found ? found[1] : null;
+}
+
+async function allEvents(id) {
+  const events = [];
+  let after = 0;
+  for (;;) {
+    const chunk = await get(`/v1/encounters/${id}/events?after=${after}&limit=500`);
+    events.push(...chunk.events);
+    after = chunk.next_cursor;
+    if (!chunk.more) return events;
+  }
+}
+
+async function loadAudit() {
+  if (!page.offers.has(RULINGS)) {
+    page.audit = null;
+    return;
+  }
+  try {
+    const trail = await get(`/v1/encounters/${page.id}/rulings`);
+    const entries = Array.isArray(trail) ? trail : trail.rulings || trail.entries || [];
+    page.audit = new Map(entries.map((entry) => [entry.version, entry]));
+  } catch (error) {
+    if (!(error instanceof ApiError) || error.status !== 404) say(error.message);
+    page.audit = null;
+  }
+}
+
+async function loadVerificationPanel() {
+  try {
+    page.verification = await loadVerification(page.live);
+  } catch (error) {
+    say(error.message);
+  }
+}
+
+function render() {
+  const lang = page.lang;
+  const shown = page.shown;
+  if (!shown) return;
+  const version = shown.version;
+  drawProcedure($("procedure"), shown, lang);
+  drawBoard($("board"), shown, lastMoveAt(page.events, version));
+  drawOrder($("order"), shown, orderAt(page.events, version));
+  drawCombatants($("combatants"), shown, lang);
+  const slider = $("history");
+  slider.max = String(page.live.version);
+  slider.value = String(version);
+  const live = version === page.live.version;
+  $("history-out").textContent = `${t(lang, "showing")} ${version} ${t(lang, "of")} ${page.live.version}${live ? ` (${t(lang, "live")})` : ""}`;
+  $("live").disabled = live;
+  renderLog();
+  const notes = [];
+  if (!page.offers.has(RULINGS)) notes.push(t(lang, "rulingsUnavailable"));
+  if (!page.offers.has(DISPUTES)) notes.push(t(lang, "disputesUnavailable"));
+  $("rulings-note").textContent = notes.join(" ");
+  if (page.verification) {
+    drawVerification({ badge: $("badge"), facts: $("verify-facts"), checks: $("checks") }, page.live, page.verification, lang);
+  }
+}
+
+function renderLog() {
+  drawLog($("log"), page.events, {
+    lang: page.lang,
+    shownVersion: page.shown.version,
+    audit: page.audit,
+    open: page.openRulings,
+    rulingsOnly: $("rulings-only").checked,
+    disputesOffered: page.offers.has(DISPUTES),
+    onDispute: fileDispute,
+    onUphold: (id, note) => settle(id, "uphold", { note }),
+    onAmend: (id, note, options) => {
+      try {
+        settle(id, "amend", { note, options: JSON.parse(options.trim() || "{}") });
+      } catch {
+        say(t(page.lang, "badJson"));
+      }
+    },
+  });
+}
+
+async function fileDispute(version, reason) {
+  try {
+    await post(`/v1/encounters/${page.id}/disputes`, { ruling_version: version, reason });
+    const field = $(`dispute-${version}`);
+    if (field) field.value = "";
+    say(t(page.lang, "filed"));
+  } catch (error) {
+    say(error.status === 404 ? t(page.lang, "disputesUnavailable") : error.message);
+  }
+}
+
+async function settle(disputeId, how, body) {
+  try {
+    await post(`/v1/encounters/${page.id}/disputes/${disputeId}/${how}`, body);
+    say(t(page.lang, "settled"));
+  } catch (error) {
+    say(error.status === 404 ? t(page.lang, "disputesUnavailable") : error.message);
+  }
+}
+
+function onStreamEvent(event) {
+  const last = page.events.length ? page.events[page.events.length - 1].version : 0;
+  if (event.version <= last) return;
+  page.events.push(event);
+  clearTimeout(page.refreshTimer);
+  page.refreshTimer = setTimeout(refreshLive, 150);
+}
+
+async function refreshLive() {
+  const following = !page.shown || page.shown.version === page.live.version;
+  try {
+    page.live = await get(`/v1/encounters/${page.id}`);
+  } catch (error) {
+    say(error.message);
+    return;
+  }
+  page.versions.set(page.live.version, page.live);
+  await catchUp();
+  if (following) page.shown = page.live;
+  await Promise.all([loadAudit(), loadVerificationPanel()]);
+  render();
+}
+
+/** The events up to the version just read, when the stream has not brought them all yet. */
+async function catchUp() {
+  let last = page.events.length ? page.events[page.events.length - 1].version : 0;
+  while (last < page.live.version) {
+    const chunk = await get(`/v1/encounters/${page.id}/events?after=${last}&limit=500`);
+    for (const event of chunk.events) {
+      if (event.version > last) {
+        page.events.push(event);
+        last = event.version;
+      }
+    }
+    if (!chunk.more) return;
+  }
+}
+
+function onStreamState(state) {
+  if (state === "live") say("");
+  else if (state === "denied") say(t(page.lang, "denied"));
+  else say(t(page.lang, "streamDown"));
+}
+
+async function showVersion(version) {
+  try {
+    let found = page.versions.get(version);
+    if (!found) {
+      found = await get(`/v1/encounters/${page.id}?version=${version}`);
+      page.versions.set(version, found);
+    }
+    if (String(version) === $("history").value) {
+      page.shown = found;
+      render();
+    }
+  } catch (error) {
+    say(error.message);
+  }
+}
+
+async function openEncounter(id) {
+  if (page.stopStream) page.stopStream();
+  say(t(page.lang, "loading"));
+  page.id = id;
+  page.versions.clear();
+  try {
+    page.live = await get(`/v1/encounters/${id}`);
+    page.events = await allEvents(id);
+  } catch (error) {
+    say(error instanceof ApiError && (error.status === 401 || error.status === 403) ? `${t(page.lang, "denied")} (${error.message})` : error.message);
+    $("access").hidden = false;
+    return;
+  }
+  page.shown = page.live;
+  page.versions.set(page.live.version, page.live);
+  page.offers = await offered();
+  await Promise.all([loadAudit(), loadVerificationPanel()]);
+  $("access").hidden = true;
+  $("table").hidden = false;
+  $("sign-out").hidden = false;
+  if (idFromAddress() !== id) history.replaceState(null, "", `/table/encounters/${id}`);
+  document.title = `Senki — ${id.slice(0, 8)}`;
+  $("whatif-form").hidden = !page.offers.has(REPLAY);
+  $("whatif-result").textContent = page.offers.has(REPLAY) ? "" : t(page.lang, "notAvailable");
+  render();
+  say("");
+  const last = page.events.length ? page.events[page.events.length - 1].version : 0;
+  page.stopStream = follow(`/v1/encounters/${id}/stream`, last, onStreamEvent, onStreamState);
+}
+
+function wire() {
+  $("lang").value = page.lang;
+  $("lang").addEventListener("change", () => {
+    page.lang = $("lang").value;
+    sessionStorage.setItem("senki.lang", page.lang);
+    translatePage(page.lang);
+    drawLegend($("legend"), page.lang);
+    render();
+  });
+  $("access-form").addEventListener("submit", (submitted) => {
+    submitted.preventDefault();
+    saveToken($("token").value.trim());
+    $("token").value = "";
+    openEncounter($("encounter-id").value.trim());
+  });
+  $("sign-out").addEventListener("click", () => {
+    forgetToken();
+    if (page.stopStream) page.stopStream();
+    location.assign("/table");
+  });
+  $("history").addEventListener("input", () => {
+    const version = Number($("history").value);
+    $("history-out").textContent = `${t(page.lang, "showing")} ${version} ${t(page.lang, "of")} ${page.live.version}`;
+    clearTimeout(page.slideTimer);
+    page.slideTimer = setTimeout(() => showVersion(version), 120);
+  });
+  $("live").addEventListener("click", () => {
+    $("history").value = String(page.live.version);
+    page.shown = page.live;
+    render();
+  });
+  $("rulings-only").addEventListener("change", renderLog);
+  $("download").addEventListener("click", () => downloadBundle({
+    generated_at: new Date().toISOString(),
+    encounter: page.live,
+    events: page.events,
+    log_head: page.verification ? page.verification.heads : null,
+    audit: page.verification ? page.verification.audit : null,
+    rulings: page.audit ? [...page.audit.values()] : null,
+  }));
+  $("whatif-form").addEventListener("submit", (submitted) => {
+    submitted.preventDefault();
+    const form = { options: $("whatif-options"), command: $("whatif-command"), payload: $("whatif-payload") };
+    runWhatIf(page.id, form, $("whatif-result"), page.lang);
+  });
+}
+
+function start() {
+  translatePage(page.lang);
+  drawLegend($("legend"), page.lang);
+  wire();
+  const id = idFromAddress();
+  if (id) $("encounter-id").value = id;
+  if (savedToken() && id) openEncounter(id);
+}
+
+start();

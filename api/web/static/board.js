@@ -1,0 +1,242 @@
+// The battle map as SVG: terrain and height, occupied squares, combatants by side with their
+// size and HP, the path of the last move and the range of the acting combatant's main weapon.
+
+const NS = "http://www.w3.org/2000/svg";
+const CELL = 40;
+const MARGIN = 18;
+
+// Fill, and a glyph so terrain never relies on colour alone.
+export const TERRAIN = {
+  flat: { fill: "#f4f1e8", glyph: "", en: "flat", ja: "平地" },
+  rough: { fill: "#d9c9a3", glyph: "∴", en: "rough", ja: "荒地" },
+  water: { fill: "#a9cdea", glyph: "≈", en: "water", ja: "水面" },
+  forest: { fill: "#9fcb98", glyph: "♣", en: "forest", ja: "森" },
+  mountain: { fill: "#b9ab9a", glyph: "▲", en: "mountain", ja: "山" },
+  step1: { fill: "#e3ddd0", glyph: "▴1", en: "height ×1", ja: "高低所×1" },
+  step2: { fill: "#d1c8b6", glyph: "▴2", en: "height ×2", ja: "高低所×2" },
+  step3: { fill: "#bfb39c", glyph: "▴3", en: "height ×3", ja: "高低所×3" },
+  barricade: { fill: "#9b9b9b", glyph: "▦", en: "barricade", ja: "バリケード" },
+};
+
+const SIDE_COLOUR = { pc: "#0b57a4", enemy: "#a1191f" };
+
+function el(name, attrs = {}, text = null) {
+  const node = document.createElementNS(NS, name);
+  for (const [key, value] of Object.entries(attrs)) node.setAttribute(key, String(value));
+  if (text !== null) node.textContent = text;
+  return node;
+}
+
+export function sideColour(side) {
+  return SIDE_COLOUR[side] || "#5b4b00";
+}
+
+/** HP now and at most, when the caller may see them (a hidden enemy's HP is the GM's). */
+export function hpOf(combatant) {
+  const hp = combatant.status && combatant.status.hp;
+  const max = combatant.sheet && combatant.sheet.stats && combatant.sheet.stats.hp;
+  if (typeof hp !== "number" || typeof max !== "number" || max <= 0) return null;
+  return { hp, max, ratio: Math.max(0, Math.min(1, hp / max)) };
+}
+
+function positionOf(combatant) {
+  const at = (combatant.status && combatant.status.position) || (combatant.sheet && combatant.sheet.position);
+  return at ? { x: at.x, y: at.y, z: at.z || 0 } : null;
+}
+
+function edgeOf(combatant) {
+  const size = combatant.sheet && combatant.sheet.size;
+  return typeof size === "number" && size >= 1 ? Math.ceil(size) : 1;
+}
+
+function square(x, y) {
+  return { x: MARGIN + x * CELL, y: MARGIN + y * CELL };
+}
+
+function centre(x, y, edge = 1) {
+  const at = square(x, y);
+  return { x: at.x + (CELL * edge) / 2, y: at.y + (CELL * edge) / 2 };
+}
+
+function drawTerrain(svg, map) {
+  const special = new Map((map.squares || []).map((s) => [`${s.x},${s.y}`, s.terrain]));
+  const base = map.default_terrain || "flat";
+  const layer = el("g", { class: "terrain" });
+  for (let y = 0; y < map.height; y += 1) {
+    for (let x = 0; x < map.width; x += 1) {
+      const kind = special.get(`${x},${y}`) || base;
+      const look = TERRAIN[kind] || TERRAIN.flat;
+      const at = square(x, y);
+      const cell = el("rect", {
+        x: at.x, y: at.y, width: CELL, height: CELL, fill: look.fill,
+        stroke: "#8a8f99", "stroke-width": 1, "data-terrain": kind, "data-square": `${x},${y}`,
+      });
+      layer.append(cell);
+      if (look.glyph) {
+        layer.append(el("text", {
+          x: at.x + 4, y: at.y + 13, "font-size": 11, fill: "#16191d", "aria-hidden": "true",
+        }, look.glyph));
+      }
+    }
+  }
+  svg.append(layer);
+}
+
+function drawAxes(svg, map) {
+  const layer = el("g", { class: "axes", "font-size": 10, fill: "#4a525c", "aria-hidden": "true" });
+  for (let x = 0; x < map.width; x += 1) {
+    layer.append(el("text", { x: centre(x, 0).x, y: 12, "text-anchor": "middle" }, String(x)));
+  }
+  for (let y = 0; y < map.height; y += 1) {
+    layer.append(el("text", { x: 9, y: centre(0, y).y + 4, "text-anchor": "middle" }, String(y)));
+  }
+  svg.append(layer);
+}
+
+function drawRange(svg, from, range, map) {
+  const layer = el("g", { class: "range", "data-range": range });
+  for (let y = 0; y < map.height; y += 1) {
+    for (let x = 0; x < map.width; x += 1) {
+      const d = Math.abs(x - from.x) + Math.abs(y - from.y);
+      if (d === 0 || d > range) continue;
+      const at = square(x, y);
+      layer.append(el("rect", {
+        x: at.x + 2, y: at.y + 2, width: CELL - 4, height: CELL - 4,
+        fill: "none", stroke: "#e8a200", "stroke-width": 2, "stroke-dasharray": "4 3",
+      }));
+    }
+  }
+  svg.append(layer);
+}
+
+function drawPath(svg, start, path) {
+  const points = [start, ...path].map((p) => centre(p.x, p.y)).map((p) => `${p.x},${p.y}`);
+  svg.append(el("polyline", {
+    class: "path", points: points.join(" "), fill: "none", stroke: "#16191d",
+    "stroke-width": 3, "stroke-dasharray": "6 4", "marker-end": "url(#arrow)",
+  }));
+}
+
+function drawCombatant(svg, combatant, acting) {
+  const at = positionOf(combatant);
+  if (!at) return;
+  const edge = edgeOf(combatant);
+  const colour = sideColour(combatant.side);
+  const group = el("g", {
+    class: `token side-${combatant.side}`, "data-combatant": combatant.combatant_id,
+  });
+  const corner = square(at.x, at.y);
+  if (edge > 1) {
+    group.append(el("rect", {
+      class: "occupied", x: corner.x, y: corner.y, width: CELL * edge, height: CELL * edge,
+      fill: colour, "fill-opacity": 0.15, stroke: colour, "stroke-width": 2,
+    }));
+  } else {
+    group.append(el("rect", {
+      class: "occupied", x: corner.x + 1, y: corner.y + 1, width: CELL - 2, height: CELL - 2,
+      fill: colour, "fill-opacity": 0.12, stroke: "none",
+    }));
+  }
+  const mid = centre(at.x, at.y, edge);
+  const radius = (CELL * edge) / 2 - 7;
+  if (acting) {
+    group.append(el("circle", {
+      cx: mid.x, cy: mid.y, r: radius + 4, fill: "none", stroke: "#e8a200", "stroke-width": 3,
+    }));
+  }
+  const out = combatant.status && combatant.status.injury && combatant.status.injury !== "none";
+  group.append(el("circle", {
+    cx: mid.x, cy: mid.y - 3, r: radius, fill: out ? "#ffffff" : colour, stroke: colour,
+    "stroke-width": 2,
+  }));
+  group.append(el("text", {
+    x: mid.x, y: mid.y + 1, "text-anchor": "middle", "font-size": 12, "font-weight": "bold",
+    fill: out ? colour : "#ffffff",
+  }, combatant.name.slice(0, 3)));
+  if (combatant.sheet && combatant.sheet.body === "assault_core") {
+    // GD-SQ-2a: a standing Assault Core also blocks the square above its own.
+    group.append(el("text", { x: corner.x + 3, y: corner.y + 12, "font-size": 10, "font-weight": "bold", fill: "#16191d" }, "AC"));
+  }
+  if (at.z) {
+    group.append(el("text", { x: corner.x + CELL - 3, y: corner.y + 12, "text-anchor": "end", "font-size": 10, fill: "#16191d" }, `z${at.z}`));
+  }
+  const hp = hpOf(combatant);
+  if (hp) {
+    const width = CELL * edge - 8;
+    const y = corner.y + CELL * edge - 8;
+    group.append(el("rect", { class: "token-hp-track", x: corner.x + 4, y, width, height: 5, fill: "#ffffff", stroke: "#16191d", "stroke-width": 0.75 }));
+    group.append(el("rect", {
+      class: "token-hp-fill", x: corner.x + 4, y, width: width * hp.ratio, height: 5,
+      fill: hp.ratio <= 0.25 ? "#8f1116" : "#146c2e",
+    }));
+  }
+  group.append(el("title", {}, describeToken(combatant, at, hp)));
+  svg.append(group);
+}
+
+function describeToken(combatant, at, hp) {
+  const parts = [`${combatant.name} (${combatant.side}) at ${at.x},${at.y}${at.z ? `,${at.z}` : ""}`];
+  if (hp) parts.push(`HP ${hp.hp}/${hp.max}`);
+  const injury = combatant.status && combatant.status.injury;
+  if (injury && injury !== "none") parts.push(injury);
+  return parts.join(", ");
+}
+
+/**
+ * Draw `encounter` into `host`. `move` is the last move of this turn ({combatant, start, path})
+ * or null; the acting combatant's weapon range is shown while it may still move or act.
+ */
+export function drawBoard(host, encounter, move) {
+  const map = { width: 20, height: 20, ...encounter.battle_map };
+  const width = MARGIN + map.width * CELL + 2;
+  const height = MARGIN + map.height * CELL + 2;
+  const point = encounter.procedure;
+  const svg = el("svg", {
+    viewBox: `0 0 ${width} ${height}`, role: "img", "aria-labelledby": "board-svg-title board-svg-desc",
+    "data-version": encounter.version,
+  });
+  svg.append(el("title", { id: "board-svg-title" }, `Battle map ${map.width}×${map.height}, version ${encounter.version}`));
+  const where = encounter.combatants
+    .map((c) => ({ c, at: positionOf(c) }))
+    .filter((x) => x.at)
+    .map((x) => `${x.c.name} ${x.at.x},${x.at.y}`);
+  svg.append(el("desc", { id: "board-svg-desc" }, where.join("; ")));
+  const defs = el("defs");
+  const marker = el("marker", { id: "arrow", viewBox: "0 0 10 10", refX: 8, refY: 5, markerWidth: 6, markerHeight: 6, orient: "auto-start-reverse" });
+  marker.append(el("path", { d: "M 0 0 L 10 5 L 0 10 z", fill: "#16191d" }));
+  defs.append(marker);
+  svg.append(defs);
+  drawTerrain(svg, map);
+  drawAxes(svg, map);
+  const acting = encounter.combatants.find((c) => c.combatant_id === point.acting);
+  if (acting && (point.step === "move" || point.step === "action")) {
+    const weapon = actingWeapon(acting);
+    const at = positionOf(acting);
+    if (weapon && at) drawRange(svg, at, weapon.range, map);
+  }
+  if (move && move.path.length) drawPath(svg, move.start, move.path);
+  for (const combatant of encounter.combatants) {
+    drawCombatant(svg, combatant, combatant.combatant_id === point.acting);
+  }
+  host.replaceChildren(svg);
+}
+
+function actingWeapon(combatant) {
+  const sheet = combatant.sheet;
+  if (!sheet || !Array.isArray(sheet.weapons)) return null;
+  const name = (combatant.status && combatant.status.main_weapon) || sheet.main_weapon;
+  const weapon = sheet.weapons.find((w) => w.name === name);
+  return weapon && typeof weapon.range === "number" ? weapon : null;
+}
+
+export function drawLegend(host, lang) {
+  const items = Object.entries(TERRAIN).map(([kind, look]) => {
+    const li = document.createElement("li");
+    const swatch = document.createElement("span");
+    swatch.className = "swatch";
+    swatch.style.background = look.fill;
+    li.append(swatch, `${look.glyph ? `${look.glyph} ` : ""}${look[lang] || kind}`);
+    return li;
+  });
+  host.replaceChildren(...items);
+}

@@ -1,0 +1,221 @@
+// The encounter log in English or Japanese: every event, each ruling expandable to its rules
+// (with their text when the audit trail is offered), inputs, outcome, dice and options, and the
+// disputes filed against it with their settlement and corrections beside the original.
+
+import { t } from "./i18n.js";
+
+function node(tag, attrs = {}, ...children) {
+  const made = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs)) {
+    if (key === "class") made.className = value;
+    else made.setAttribute(key, String(value));
+  }
+  made.append(...children.filter((c) => c !== null && c !== undefined));
+  return made;
+}
+
+function json(value) {
+  return node("pre", {}, JSON.stringify(value, null, 1));
+}
+
+/** One line of text for an event that carries no summary of its own. */
+export function summarize(event, lang) {
+  const p = event.payload;
+  if (lang === "ja" && p.summary_ja) return p.summary_ja;
+  if (p.summary_en) return p.summary_en;
+  const ja = lang === "ja";
+  switch (event.type) {
+    case "CommandIssued": {
+      const who = p.payload && p.payload.combatant_id ? ` (${p.payload.combatant_id})` : "";
+      return `${ja ? "コマンド" : "command"}: ${p.command_type}${who}`;
+    }
+    case "EncounterDiceRolled":
+      return `${ja ? "ダイス" : "dice"} #${p.result.roll_seq} ${p.result.purpose}: ${p.result.text}`;
+    case "CombatantJoined":
+      return `${p.name} ${ja ? "が参加" : "joins"} (${p.side})`;
+    case "EncounterOpened":
+      return ja ? "戦闘開始" : "encounter opened";
+    case "EncounterSeedRevealed":
+      return ja ? "サーバーシード公開" : "server seed revealed";
+    case "EncounterEnded":
+      return `${ja ? "戦闘終了" : "combat over"} (${p.rule_id}): ${p.reason}`;
+    case "RulingDisputed":
+      return `${ja ? "異議" : "dispute"} v${p.ruling_version}: ${p.reason}`;
+    case "DisputeUpheld":
+      return `${ja ? "裁定維持" : "ruling upheld"}${p.note ? `: ${p.note}` : ""}`;
+    case "DisputeAmended":
+      return `${ja ? "裁定修正" : "ruling amended"}${p.note ? `: ${p.note}` : ""}`;
+    case "CombatantCorrected":
+      return `${ja ? "訂正" : "correction"} ${p.combatant_id}: ${JSON.stringify(p.changes)}`;
+    default: {
+      const who = p.combatant || p.attacker || "";
+      return `${event.type.replace(/^[a-z]+\./, "")}${who ? ` ${who}` : ""}`;
+    }
+  }
+}
+
+/** Disputes as the log tells them: filed, then upheld or amended, with their corrections. */
+export function disputesOf(events) {
+  const byId = new Map();
+  for (const e of events) {
+    const p = e.payload;
+    if (e.type === "RulingDisputed") {
+      byId.set(p.dispute_id, {
+        id: p.dispute_id, ruling: p.ruling_version, reason: p.reason, by: e.by,
+        version: e.version, status: "open", note: "", corrections: [],
+      });
+    } else if (byId.has(p.dispute_id)) {
+      const d = byId.get(p.dispute_id);
+      if (e.type === "DisputeUpheld") Object.assign(d, { status: "upheld", note: p.note });
+      if (e.type === "DisputeAmended") Object.assign(d, { status: "amended", note: p.note });
+      if (e.type === "CombatantCorrected") d.corrections.push(p);
+    }
+  }
+  return [...byId.values()];
+}
+
+function diceOf(event, rolls) {
+  return (event.payload.roll_seqs || []).map((seq) => rolls.get(seq)).filter(Boolean);
+}
+
+function rulesList(event, audit, lang) {
+  const cited = audit ? audit.rules : event.payload.rule_ids.map((id) => ({ rule_id: id, text: null }));
+  return node("ul", { class: "rules" }, ...cited.map((rule) => node(
+    "li", {},
+    node("strong", {}, rule.rule_id),
+    rule.text ? node("span", { class: "rule-text" }, ` — ${rule.text}`) : null,
+    !rule.text && audit ? node("span", { class: "rule-text" }, ` — ${t(lang, "noRuleText")}`) : null,
+  )));
+}
+
+function rulingDetails(event, ctx) {
+  const { lang, rolls, audit } = ctx;
+  const entry = audit ? audit.get(event.version) : null;
+  const dice = diceOf(event, rolls);
+  const facts = node(
+    "dl", {},
+    node("dt", {}, t(lang, "rules")), node("dd", {}, rulesList(event, entry, lang)),
+    node("dt", {}, t(lang, "inputs")), node("dd", {}, json(event.payload.inputs)),
+    node("dt", {}, t(lang, "outcome")), node("dd", {}, json(event.payload.outcome)),
+    node("dt", {}, t(lang, "dice")),
+    node("dd", {}, dice.length ? node("ul", {}, ...dice.map((d) => node("li", {},
+      `#${d.roll_seq} ${d.purpose}: ${d.text} (${d.source}${d.client_seed ? `, client seed ${d.client_seed}` : ""})`,
+      recomputed(entry, d.roll_seq, lang)))) : t(lang, "noDice")),
+    node("dt", {}, t(lang, "options")),
+    node("dd", {}, Object.keys(event.payload.options || {}).length ? json(event.payload.options) : t(lang, "defaults")),
+  );
+  return facts;
+}
+
+function recomputed(entry, seq, lang) {
+  if (!entry) return null;
+  const roll = entry.dice.find((r) => r.roll_seq === seq);
+  if (!roll || roll.dice.some((d) => d.recomputes === null)) return null;
+  const ok = roll.dice.every((d) => d.recomputes);
+  return node("span", { class: ok ? "ok" : "bad" }, ` ${ok ? "✓" : "✗"} ${t(lang, ok ? "recomputes" : "doesNotRecompute")}`);
+}
+
+function disputeBlock(dispute, ctx) {
+  const { lang } = ctx;
+  const block = node(
+    "div", { class: "dispute", "data-dispute": dispute.id },
+    node("p", {}, node("strong", {}, `${t(lang, "dispute")} (${dispute.by}): `), dispute.reason),
+    node("p", {}, `${t(lang, "status")}: ${t(lang, `status${dispute.status[0].toUpperCase()}${dispute.status.slice(1)}`)}${dispute.note ? ` — ${dispute.note}` : ""}`),
+  );
+  if (dispute.corrections.length) {
+    block.append(node("ul", { class: "corrections" }, ...dispute.corrections.map((c) => node(
+      "li", {}, `${t(lang, "correction")} ${c.combatant_id}: `,
+      node("del", {}, JSON.stringify(c.previous)), " → ", node("ins", {}, JSON.stringify(c.changes)),
+    ))));
+  }
+  // Shown to everyone, labelled for the GM: the server refuses anyone else (403, shown).
+  if (dispute.status === "open" && ctx.disputesOffered) block.append(settleForm(dispute, ctx));
+  return block;
+}
+
+function settleForm(dispute, ctx) {
+  const { lang } = ctx;
+  const id = `settle-${dispute.id}`;
+  const note = node("textarea", { id: `${id}-note`, rows: 2 });
+  const options = node("textarea", { id: `${id}-options`, rows: 2 });
+  options.value = "{}";
+  const uphold = node("button", { type: "button" }, t(lang, "uphold"));
+  const amend = node("button", { type: "button", class: "secondary" }, t(lang, "amend"));
+  uphold.addEventListener("click", () => ctx.onUphold(dispute.id, note.value));
+  amend.addEventListener("click", () => ctx.onAmend(dispute.id, note.value, options.value));
+  return node(
+    "form", { class: "settle-form", "aria-label": t(lang, "settle") },
+    node("label", { for: note.id }, t(lang, "note")), note,
+    node("label", { for: options.id }, t(lang, "amendOptions")), options,
+    node("div", { class: "inline" }, uphold, amend),
+  );
+}
+
+function disputeForm(event, ctx) {
+  const { lang } = ctx;
+  const id = `dispute-${event.version}`;
+  const reason = node("textarea", { id, rows: 2, required: "", maxlength: 2000 });
+  const form = node(
+    "form", { class: "dispute-form", "aria-label": t(lang, "fileDispute") },
+    node("label", { for: id }, t(lang, "disputeReason")), reason,
+    node("button", { type: "submit" }, t(lang, "fileDispute")),
+  );
+  form.addEventListener("submit", (submitted) => {
+    submitted.preventDefault();
+    ctx.onDispute(event.version, reason.value);
+  });
+  return form;
+}
+
+function rulingItem(event, ctx) {
+  const details = node("details", { "data-version": event.version });
+  if (ctx.open.has(event.version)) details.open = true;
+  details.addEventListener("toggle", () => {
+    if (details.open) ctx.open.add(event.version);
+    else ctx.open.delete(event.version);
+  });
+  details.append(
+    node("summary", {}, node("span", { class: "v" }, `v${event.version}`), " ",
+      node("strong", {}, event.payload.rule_ids.join(", ")), " ", summarize(event, ctx.lang)),
+    rulingDetails(event, ctx),
+  );
+  for (const dispute of ctx.disputes.filter((d) => d.ruling === event.version)) {
+    details.append(disputeBlock(dispute, ctx));
+  }
+  if (ctx.disputesOffered) details.append(disputeForm(event, ctx));
+  return details;
+}
+
+/** Redraw the log. `ctx`: lang, shown version, rolls by seq, audit (Map or null), disputes… */
+export function drawLog(host, events, ctx) {
+  const rolls = new Map(events.filter((e) => e.type === "EncounterDiceRolled").map((e) => [e.payload.result.roll_seq, e.payload.result]));
+  const full = { ...ctx, rolls, disputes: disputesOf(events) };
+  const shown = ctx.rulingsOnly ? events.filter((e) => e.type === "RulingRecorded") : events;
+  const items = shown.map((event) => {
+    const classes = [];
+    if (event.type === "RulingRecorded") classes.push("ruling");
+    if (event.type === "CombatantCorrected" || event.type === "DisputeAmended") classes.push("correction");
+    if (event.version > ctx.shownVersion) classes.push("future");
+    const li = node("li", { class: classes.join(" "), "data-type": event.type, "data-version": event.version });
+    if (event.type === "RulingRecorded") li.append(rulingItem(event, full));
+    else {
+      li.append(node("span", { class: "v" }, `v${event.version}`), " ",
+        node("span", { class: "by" }, `${event.by}:`), " ", summarize(event, ctx.lang), " ",
+        node("span", { class: "type" }, event.type));
+    }
+    return li;
+  });
+  keepTyping(host, () => host.replaceChildren(...items));
+}
+
+/** Redraw without losing what someone is typing in a form of the log (live events redraw it). */
+function keepTyping(host, redraw) {
+  const typed = new Map([...host.querySelectorAll("textarea[id], input[id]")].map((f) => [f.id, f.value]));
+  const focused = host.contains(document.activeElement) ? document.activeElement.id : null;
+  redraw();
+  for (const [id, value] of typed) {
+    const field = document.getElementById(id);
+    if (field && host.contains(field)) field.value = value;
+  }
+  if (focused && document.getElementById(focused)) document.getElementById(focused).focus();
+}

@@ -1,0 +1,110 @@
+// Verification and what-if: the chain head, whether every die of a revealed encounter
+// recomputes, the audit bundle to download, and a replay under other options.
+
+import { ApiError, get, post } from "./api.js";
+import { t } from "./i18n.js";
+
+function node(tag, attrs = {}, ...children) {
+  const made = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs)) {
+    if (key === "class") made.className = value;
+    else made.setAttribute(key, String(value));
+  }
+  made.append(...children.filter((c) => c !== null && c !== undefined));
+  return made;
+}
+
+function fact(term, value) {
+  return [node("dt", {}, term), node("dd", {}, value)];
+}
+
+/** Fetch what the badge shows: the log's chain heads, and the audit once the seed is out. */
+export async function loadVerification(encounter) {
+  const heads = await get("/v1/log/head");
+  const audit = encounter.revealed_seed ? await get(`/v1/encounters/${encounter.id}/audit`) : null;
+  return { heads: heads.heads, audit };
+}
+
+export function drawVerification(hosts, encounter, found, lang) {
+  const { badge, facts, checks } = hosts;
+  const { heads, audit } = found;
+  const rows = heads.flatMap((h) => fact(
+    `${t(lang, "chainHead")} (${t(lang, "shard")} ${h.shard})`,
+    `${t(lang, "position")} ${h.position} · ${h.chain_hash}`,
+  ));
+  rows.push(...fact(t(lang, "commitment"), encounter.commitment));
+  if (encounter.revealed_seed) rows.push(...fact(t(lang, "seed"), encounter.revealed_seed));
+  facts.replaceChildren(...rows);
+  if (!audit) {
+    badge.className = "badge";
+    badge.textContent = t(lang, "notRevealed");
+    checks.replaceChildren();
+    return;
+  }
+  const failed = audit.checks.filter((c) => !c.verified);
+  badge.className = failed.length ? "badge bad" : "badge ok";
+  badge.textContent = failed.length
+    ? `✗ ${t(lang, "someFail")} (${failed.length}/${audit.checks.length})`
+    : `✓ ${t(lang, "allVerified")} (${audit.checks.length})`;
+  checks.replaceChildren(...audit.checks.map((c) => node(
+    "li", { class: c.verified ? "ok" : "bad" },
+    `${c.verified ? "✓" : "✗"} #${c.roll_seq} ${c.text}${c.unverifiable ? ` — ${c.unverifiable}` : ""}${c.problems.length ? ` — ${c.problems.join("; ")}` : ""}`,
+  )));
+}
+
+/** Everything a table needs to check the encounter offline, as one JSON file. */
+export function downloadBundle(bundle) {
+  const blob = new Blob([JSON.stringify(bundle, null, 2)], { type: "application/json" });
+  const link = document.createElement("a");
+  link.href = URL.createObjectURL(blob);
+  link.download = `senki-audit-${bundle.encounter.id}-v${bundle.encounter.version}.json`;
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(link.href), 1000);
+}
+
+function parse(text) {
+  const trimmed = text.trim();
+  return trimmed ? JSON.parse(trimmed) : {};
+}
+
+/** Run a what-if replay from the panel's form; nothing is stored. */
+export async function runWhatIf(encounterId, form, host, lang) {
+  let body;
+  try {
+    body = { options: parse(form.options.value) };
+    if (form.command.value !== "") {
+      body.amendment = { command: Number(form.command.value), payload: parse(form.payload.value) };
+    }
+  } catch {
+    host.replaceChildren(node("p", { role: "alert" }, t(lang, "badJson")));
+    return;
+  }
+  try {
+    const result = await post(`/v1/encounters/${encounterId}/replay`, body);
+    host.replaceChildren(...replayView(result, lang));
+  } catch (error) {
+    const text = error instanceof ApiError && error.status === 404 ? t(lang, "notAvailable") : error.message;
+    host.replaceChildren(node("p", { role: "alert" }, text));
+  }
+}
+
+function replayView(result, lang) {
+  const parts = [node("p", {}, `${t(lang, "complete")}: ${result.complete ? "✓" : "✗"}${result.missing ? ` — ${t(lang, "missing")}: ${result.missing}` : ""}`)];
+  if (result.divergence) {
+    const d = result.divergence;
+    parts.push(node("p", {}, `${t(lang, "divergence")}: v${d.version} ${d.command_type} (#${d.command})${d.refused ? ` — ${d.refused}` : ""}`));
+  }
+  const rows = Object.entries(result.differences || {}).flatMap(([who, fields]) =>
+    Object.entries(fields).map(([field, change]) => node(
+      "tr", {}, node("td", {}, who), node("td", {}, field),
+      node("td", {}, JSON.stringify(change.original)), node("td", {}, JSON.stringify(change.replay)),
+    )));
+  if (!rows.length) parts.push(node("p", {}, t(lang, "noDifferences")));
+  else {
+    const head = node("tr", {}, ...["combatant", "field", "original", "replayed"].map((k) => node("th", { scope: "col" }, t(lang, k))));
+    parts.push(node("table", {}, node("caption", {}, t(lang, "differences")), node("thead", {}, head), node("tbody", {}, ...rows)));
+  }
+  return parts;
+}

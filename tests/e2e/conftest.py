@@ -1,0 +1,72 @@
+"""A real Senki served over HTTP on a loopback port, with the table page, for a browser.
+
+The browser needs a socket, so the app runs under uvicorn in a thread (TestClient has none).
+The database is the embedded PostgreSQL: the page does not depend on the backend, so the
+end-to-end run happens once, not once per persistence option.
+"""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import httpx
+import pytest
+import uvicorn
+
+from api.app import create_app
+from infra.bootstrap import Runtime
+from tests.support.databases import APP_ROLE, TestServer
+from tests.support.runtime import start_runtime
+
+
+@dataclass
+class LiveServer:
+    base_url: str
+    client: httpx.Client
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture
+def e2e_database(embedded_server: TestServer) -> Iterator[tuple[str, str]]:
+    with embedded_server.fresh_database() as name:
+        yield embedded_server.url(name, user=APP_ROLE), embedded_server.url(name)
+
+
+@pytest.fixture
+def e2e_runtime(e2e_database: tuple[str, str]) -> Iterator[Runtime]:
+    runtime = start_runtime(*e2e_database)
+    yield runtime
+    runtime.close()
+
+
+@pytest.fixture
+def live_server(e2e_runtime: Runtime) -> Iterator[LiveServer]:
+    app = create_app(lambda: e2e_runtime, lambda _: None)  # serves /table itself
+    port = _free_port()
+    config = uvicorn.Config(
+        app, host="127.0.0.1", port=port, log_level="warning", timeout_graceful_shutdown=2
+    )
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not server.started:
+        if time.monotonic() > deadline or not thread.is_alive():
+            raise RuntimeError("uvicorn did not start")
+        time.sleep(0.05)
+    base_url = f"http://127.0.0.1:{port}"
+    with httpx.Client(base_url=base_url, timeout=20) as client:
+        try:
+            yield LiveServer(base_url, client)
+        finally:
+            server.should_exit = True
+            thread.join(timeout=15)
