@@ -10,6 +10,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
 from domain.rules.glorious_drive.position import Position
+from domain.rules.glorious_drive.sheet import CheckStat
 from domain.rules.glorious_drive.situation import SituationGrade
 
 _DICE_FIELDS = {"command", "client_seed", "hand_faces"}
@@ -132,6 +133,88 @@ class ForgoActionBody(_Acting):
     note: str = ""
 
 
+class LendItemBody(_Acting):
+    """GD-MAIN-5 C: offer a general item to an adjacent ally (the borrower must consent)."""
+
+    model_config = _example(
+        command="LendItem", combatant_id="ace", item="救急キット", borrower="wing"
+    )
+    command: Literal["LendItem"]
+    item: str | None = None
+    borrower: str | None = None
+
+
+class AcceptLoanBody(_Acting):
+    """GD-MAIN-5 C: the borrower (or the GM recording its consent) takes the offered item."""
+
+    model_config = _example(command="AcceptLoan", combatant_id="wing")
+    command: Literal["AcceptLoan"]
+
+
+class DeclineLoanBody(_Acting):
+    """GD-MAIN-5 C: the borrower refuses the offered item."""
+
+    model_config = _example(command="DeclineLoan", combatant_id="wing")
+    command: Literal["DeclineLoan"]
+
+
+class SwapEquipmentBody(_Acting):
+    """GD-MAIN-5 C: swap carried items and equipment (never the main weapon)."""
+
+    model_config = _example(
+        command="SwapEquipment", combatant_id="ace", equip=["暗視ゴーグル"], unequip=["通信機"]
+    )
+    command: Literal["SwapEquipment"]
+    equip: list[str] = []
+    unequip: list[str] = []
+
+
+class UseItemBody(_Acting):
+    """GD-MAIN-5 D / GD-MAIN-8: use an item at its own timing."""
+
+    model_config = _example(command="UseItem", combatant_id="ace", item="スモーク", note="視界遮断")
+    command: Literal["UseItem"]
+    item: str | None = None
+    negates_hit: bool = False
+    note: str = ""
+
+
+class TakeOtherActionBody(_Acting):
+    """GD-MAIN-5 F (GM): an action doable in 10 s, with the check the GM calls for."""
+
+    model_config = _example(
+        command="TakeOtherAction",
+        combatant_id="ace",
+        action="扉をこじ開ける",
+        check_stat="phys_atk",
+        difficulty=120,
+    )
+    command: Literal["TakeOtherAction"]
+    action: str | None = None
+    check_stat: CheckStat | None = None
+    difficulty: int | None = None
+
+
+class AttackUnarmedBody(_Acting):
+    """GD-MAIN-6: attack with no main weapon, or bash with a ranged one."""
+
+    model_config = _example(command="AttackUnarmed", combatant_id="ace", target="grunt-1")
+    command: Literal["AttackUnarmed"]
+    target: str | None = None
+
+
+class ThrowItemBody(_Acting):
+    """GD-MAIN-7: throw a carried (or, by the GM, a nearby) item at a combatant."""
+
+    model_config = _example(
+        command="ThrowItem", combatant_id="ace", target="grunt-1", item="鉄パイプ", item_attack=15
+    )
+    command: Literal["ThrowItem"]
+    target: str | None = None
+    item: str | None = None
+    item_attack: int | None = Field(default=None, ge=0)
+
+
 class UseMovementSkillBody(_Acting):
     """GD-MAIN-4 B: a movement skill instead of a normal move."""
 
@@ -246,6 +329,14 @@ EncounterCommand = Annotated[
     | DeclareAttackBody
     | ReloadBody
     | ForgoActionBody
+    | LendItemBody
+    | AcceptLoanBody
+    | DeclineLoanBody
+    | SwapEquipmentBody
+    | UseItemBody
+    | TakeOtherActionBody
+    | AttackUnarmedBody
+    | ThrowItemBody
     | UseMovementSkillBody
     | UseActiveSkillBody
     | UseCounterSkillBody

@@ -1,10 +1,12 @@
-"""Declaring an attack with the main weapon: GD-MAIN-5 A, GD-RNG-1..3, GD-SQ-3/4, GD-RLD-1/3.
+"""Declaring an attack: GD-MAIN-5 A, GD-MAIN-6/7, GD-RNG-1..3, GD-SQ-3/4, GD-RLD-1/3, GD-INJ-4.
 
 The attack's final values (attack, hit) are fixed at declaration and recorded; each defender
 then reacts (reaction.py). Defenders who cannot react (fainted or worse) are hit at once.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 from domain.rules.errors import RuleViolation
 from domain.rules.glorious_drive import commands as cmd
@@ -14,11 +16,11 @@ from domain.rules.glorious_drive.position import Position, distance
 from domain.rules.glorious_drive.reaction import finish_if_settled, hit_without_reaction
 from domain.rules.glorious_drive.reload import after_attack
 from domain.rules.glorious_drive.run import Run
-from domain.rules.glorious_drive.sheet import Weapon
+from domain.rules.glorious_drive.sheet import AttackMeans, Item, Reach, Weapon
 from domain.rules.glorious_drive.situation import check_situation
 from domain.rules.glorious_drive.state import GdCombatant
 from domain.rules.glorious_drive.targeting import can_target_point, check_target, in_area
-from domain.rules.outcome import Decision
+from domain.rules.outcome import Decision, Value
 
 
 def declare_attack(run: Run, command: cmd.DeclareAttack) -> None:
@@ -53,6 +55,130 @@ def declare_attack(run: Run, command: cmd.DeclareAttack) -> None:
     finish_if_settled(run)
 
 
+UNARMED_RANGE = 1  # GD-MAIN-6: silent on range; an adjacent square, or the same (GD-SQ-1)
+UNARMED = "unarmed"
+
+
+def attack_unarmed(run: Run, command: cmd.AttackUnarmed) -> None:
+    """GD-MAIN-6: physical attack and melee hit without the weapon's contribution."""
+    attacker = run.state.combatant(command.combatant_id)
+    held = attacker.weapon(attacker.main_weapon)
+    if held is not None and held.reach != "ranged":
+        raise RuleViolation(
+            "GD-MAIN-6",
+            f"{attacker.id} holds the melee weapon {held.name}: attack with it (GD-MAIN-5 A)",
+        )
+    means: AttackMeans = "unarmed" if held is None else "bash"
+    stats = attacker.sheet.stats
+    target = cmd.named(command.target, "GD-MAIN-6", "target")
+    defenders = _target(run, attacker, target, UNARMED_RANGE)
+    name = UNARMED if held is None else held.name
+    _declare(
+        run,
+        attacker,
+        defenders,
+        _Means(name=name, means=means, reach="melee", attack=stats.phys_atk, hit=stats.melee_hit),
+        rules=("GD-MAIN-6", "GD-RNG-1", "GD-SQ-3"),
+        inputs={"range": UNARMED_RANGE, "weapon_contribution": False},
+    )
+
+
+def throw_item(run: Run, command: cmd.ThrowItem) -> None:
+    """GD-MAIN-7: ranged hit without the weapon's contribution; the item's physical attack."""
+    thrower = run.state.combatant(command.combatant_id)
+    name = cmd.named(command.item, "GD-MAIN-7", "item to throw")
+    target = cmd.named(command.target, "GD-MAIN-7", "target")
+    item = thrower.item(name)
+    if item is not None and item.name in thrower.equipped_items:
+        raise RuleViolation("GD-MAIN-7", f"{item.name} is equipped: only carried items are thrown")
+    if command.item_attack is not None and not run.ctx.is_gm:
+        raise RuleViolation("GD-MAIN-7", "only the GM sets or lowers a thrown item's attack")
+    if item is None:
+        if command.item_attack is None:
+            raise RuleViolation(
+                "GD-MAIN-7",
+                f"{thrower.id} carries no {name!r}: a nearby item needs the GM's attack",
+            )
+        item_attack, reach = command.item_attack, Item(name=name).range
+    else:
+        if command.item_attack is not None and command.item_attack > item.phys_atk:
+            raise RuleViolation(
+                "GD-MAIN-7",
+                f"the GM may lower {item.name}'s attack {item.phys_atk}, not raise it",
+            )
+        item_attack, reach = item.phys_atk, item.range
+    attack = item_attack if command.item_attack is None else command.item_attack
+    defenders = _target(run, thrower, target, reach)
+    _declare(
+        run,
+        thrower,
+        defenders,
+        _Means(
+            name=name,
+            means="thrown",
+            reach="ranged",
+            attack=attack,
+            hit=thrower.sheet.stats.ranged_hit,
+        ),
+        rules=("GD-MAIN-7", "GD-RNG-1", "GD-SQ-3"),
+        inputs={
+            "range": reach,
+            "carried": item is not None,
+            "item_attack": item_attack,
+            "lowered_by_gm": command.item_attack is not None and item is not None,
+        },
+    )
+
+
+@dataclass(frozen=True)
+class _Means:
+    name: str
+    means: AttackMeans
+    reach: Reach
+    attack: int
+    hit: int
+
+
+def _declare(
+    run: Run,
+    attacker: GdCombatant,
+    defenders: tuple[str, ...],
+    means: _Means,
+    *,
+    rules: tuple[str, ...],
+    inputs: dict[str, Value],
+) -> None:
+    """Record a physical attack without the main weapon and await the defender's reaction."""
+    target = run.state.combatants[defenders[0]]
+    d = distance(attacker.position, target.position)
+    run.rule(
+        Decision(
+            rule_ids=rules,
+            inputs={"means": means.means, "item": means.name, "distance": d, **inputs},
+            outcome={"defenders": defenders, "attack": means.attack, "hit": means.hit},
+            summary_en=f"{attacker.id} attacks {target.id} ({means.means}, {means.name}): "
+            f"attack {means.attack}, hit {means.hit}",
+            summary_ja=f"{attacker.id}が{target.id}を攻撃（{means.name}）："
+            f"攻撃力{means.attack}、命中{means.hit}",
+        )
+    )
+    run.emit(
+        ev.AttackDeclared,
+        attacker=attacker.id,
+        weapon=means.name,
+        attack_type="physical",
+        reach=means.reach,
+        attack=means.attack,
+        hit=means.hit,
+        defenders=defenders,
+        means=means.means,
+    )
+    for defender in defenders:
+        if not run.state.combatants[defender].can_react:
+            hit_without_reaction(run, defender)
+    finish_if_settled(run)
+
+
 def _attack_values(attacker: GdCombatant, weapon: Weapon) -> tuple[int, int]:
     stats = attacker.sheet.stats
     base_attack = stats.phys_atk if weapon.attack_type == "physical" else stats.perc_atk
@@ -65,13 +191,18 @@ def _single_defender(
 ) -> tuple[str, ...]:
     if command.target is None or command.point is not None:
         raise RuleViolation("GD-MAIN-5", f"{weapon.name} attacks one target: name a target")
-    target = run.state.combatant(command.target, "GD-MAIN-5")
+    return _target(run, attacker, command.target, weapon.range)
+
+
+def _target(run: Run, attacker: GdCombatant, target_id: str, reach: int) -> tuple[str, ...]:
+    """GD-MAIN-5 / GD-RNG-1 / GD-SQ-3 / GD-INJ-4: one living target in range, line clear."""
+    target = run.state.combatant(target_id, "GD-MAIN-5")
     if target.id == attacker.id:
         raise RuleViolation("GD-MAIN-5", f"{attacker.id} cannot attack itself")
+    if target.injury == "dead":  # GD-INJ-4: lost for good, as area attacks leave them out
+        raise RuleViolation("GD-INJ-4", f"{target.id} is dead and can no longer be attacked")
     blockers = occupied_by_others(run.state, attacker.id, target.id)
-    check_target(
-        attacker.position, target.position, weapon.range, blockers, options=run.state.options
-    )
+    check_target(attacker.position, target.position, reach, blockers, options=run.state.options)
     return (target.id,)
 
 

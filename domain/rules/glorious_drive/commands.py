@@ -6,7 +6,9 @@ from typing import Literal
 
 from pydantic import Field
 
+from domain.rules.errors import RuleViolation
 from domain.rules.glorious_drive.position import Position
+from domain.rules.glorious_drive.sheet import CheckStat
 from domain.rules.glorious_drive.situation import SituationGrade
 from domain.rules.ruleset import Command
 
@@ -75,10 +77,83 @@ class Reload(_Acting):
 
 
 class ForgoAction(_Acting):
-    """GD-MAIN-5 F or nothing: end the action step without an attack (the GM rules the rest)."""
+    """GD-MAIN-5: end the action step with no action (a GM-judged one is TakeOtherAction)."""
 
     command_type = "ForgoAction"
     note: str = ""
+
+
+def named(value: str | None, rule_id: str, what: str) -> str:
+    """A name the command must give (optional in the schema, like DeclareAttack's target)."""
+    if not value:
+        raise RuleViolation(rule_id, f"name the {what}")
+    return value
+
+
+class LendItem(_Acting):
+    """GD-MAIN-5 C: offer a general item to an adjacent ally; the borrower must consent."""
+
+    command_type = "LendItem"
+    item: str | None = None
+    borrower: str | None = None
+
+
+class AcceptLoan(_Acting):
+    """GD-MAIN-5 C: the borrower (or the GM recording its consent) takes the offered item."""
+
+    command_type = "AcceptLoan"
+
+
+class DeclineLoan(_Acting):
+    """GD-MAIN-5 C: the borrower refuses the offered item; the lender chooses another action."""
+
+    command_type = "DeclineLoan"
+
+
+class SwapEquipment(_Acting):
+    """GD-MAIN-5 C: swap carried items and equipment (never the main weapon)."""
+
+    command_type = "SwapEquipment"
+    equip: tuple[str, ...] = ()
+    unequip: tuple[str, ...] = ()
+
+
+class UseItem(_Acting):
+    """GD-MAIN-5 D / GD-MAIN-8: use an item at its timing; its effect is the GM's to apply."""
+
+    command_type = "UseItem"
+    item: str | None = None
+    negates_hit: bool = False
+    note: str = ""
+
+
+class TakeOtherAction(_Acting):
+    """GD-MAIN-5 F (GM): an action doable in 10 s, with the check the GM calls for, if any."""
+
+    command_type = "TakeOtherAction"
+    action: str | None = None
+    check_stat: CheckStat | None = None
+    difficulty: int | None = None
+
+
+class AttackUnarmed(_Acting):
+    """GD-MAIN-6: attack with no main weapon, or bash with a ranged main weapon."""
+
+    command_type = "AttackUnarmed"
+    target: str | None = None
+
+
+class ThrowItem(_Acting):
+    """GD-MAIN-7: throw a carried item (or, by the GM, a nearby one) at a combatant.
+
+    `item_attack` is the GM's: the physical attack of a nearby item, or a carried item's
+    attack lowered because the throw cannot do what the item was made for.
+    """
+
+    command_type = "ThrowItem"
+    target: str | None = None
+    item: str | None = None
+    item_attack: int | None = Field(default=None, ge=0)
 
 
 class UseMovementSkill(_Acting):
@@ -175,6 +250,14 @@ COMMANDS: tuple[type[Command], ...] = (
     DeclareAttack,
     Reload,
     ForgoAction,
+    LendItem,
+    AcceptLoan,
+    DeclineLoan,
+    SwapEquipment,
+    UseItem,
+    TakeOtherAction,
+    AttackUnarmed,
+    ThrowItem,
     UseMovementSkill,
     UseActiveSkill,
     UseCounterSkill,

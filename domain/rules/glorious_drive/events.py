@@ -11,10 +11,12 @@ from typing import Literal
 from domain.events import DomainEvent, registry
 from domain.rules.glorious_drive.injury import Injury
 from domain.rules.glorious_drive.position import Position
-from domain.rules.glorious_drive.sheet import AttackType, Reach
+from domain.rules.glorious_drive.sheet import AttackMeans, AttackType, Reach
 from domain.rules.glorious_drive.situation import SituationGrade
 
-ReactionKind = Literal["dodge", "guard", "wait", "intercept", "counter_skill", "none_possible"]
+ReactionKind = Literal[
+    "dodge", "guard", "wait", "intercept", "counter_skill", "item", "none_possible"
+]
 
 
 class InitiativeOrdered(DomainEvent):
@@ -79,6 +81,7 @@ class AttackDeclared(DomainEvent):
     defenders: tuple[str, ...]
     point: Position | None = None
     area: int = 0
+    means: AttackMeans = "weapon"  # GD-MAIN-6/7: `weapon` then names the bashed or thrown thing
 
 
 class SituationModifierGranted(DomainEvent):
@@ -154,6 +157,42 @@ class WeaponReloaded(DomainEvent):
     reloads_done: int
 
 
+class LoanOffered(DomainEvent):
+    """GD-MAIN-5 C: `lender` offers the general item `item` to `borrower`, awaiting consent."""
+
+    event_type = "gd.LoanOffered"
+    lender: str
+    borrower: str
+    item: str
+
+
+class LoanDeclined(DomainEvent):
+    """GD-MAIN-5 C: the borrower did not consent; the lender's action step is still open."""
+
+    event_type = "gd.LoanDeclined"
+    lender: str
+    borrower: str
+    item: str
+
+
+class ItemLent(DomainEvent):
+    """GD-MAIN-5 C: both consented; the item is now carried by `borrower`; both spent the step."""
+
+    event_type = "gd.ItemLent"
+    lender: str
+    borrower: str
+    item: str
+
+
+class EquipmentSwapped(DomainEvent):
+    """GD-MAIN-5 C: carried items and equipment changed places; what is equipped after."""
+
+    event_type = "gd.EquipmentSwapped"
+    combatant: str
+    sub_weapon: str | None
+    equipped_items: tuple[str, ...]
+
+
 class MainActionEnded(DomainEvent):
     """GD-MAIN: `combatant`'s main action phase is over; the next in order acts."""
 
@@ -184,6 +223,10 @@ registry.register(
     InjurySuffered,
     DefenceResolved,
     WeaponReloaded,
+    LoanOffered,
+    LoanDeclined,
+    ItemLent,
+    EquipmentSwapped,
     MainActionEnded,
     TurnEnded,
 )

@@ -13,6 +13,7 @@ from domain.rules.glorious_drive.state import (
     GdCombatant,
     GdState,
     PendingAttack,
+    PendingLoan,
     SituationGrant,
     Status,
     next_acting_index,
@@ -41,6 +42,8 @@ def joined(state: GdState, entrant: Entrant) -> GdState:
         sub_weapon=sheet.sub_weapon,
         ammo=ammo,
         skill_uses={s.name: s.uses for s in sheet.skills if s.uses is not None},
+        items=sheet.items,
+        equipped_items=sheet.equipped_items,
     )
     return state.replace(combatant)
 
@@ -90,12 +93,27 @@ def evolve(state: GdState, event: DomainEvent) -> GdState:  # noqa: PLR0912
             return _reloaded(state, cid, name, left, done)
         case cev.StatusInflicted() | cev.StatusExpired() | cev.StatusDurationElapsed():
             return _status(state, event)
-        case ev.MainActionEnded() | ev.CombatantWaited():
-            after = state.model_copy(update={"step": "cleanup", "pending": None})
+        case ev.LoanOffered(lender=lender, borrower=borrower, item=item):
+            loan = PendingLoan(lender=lender, borrower=borrower, item=item)
+            return state.model_copy(update={"pending_loan": loan})
+        case ev.LoanDeclined():
+            return state.model_copy(update={"pending_loan": None})
+        case ev.ItemLent(lender=lender, borrower=borrower, item=item):
+            return _lent(state, lender, borrower, item)
+        case ev.EquipmentSwapped(combatant=cid, sub_weapon=sub, equipped_items=equipped):
+            return _update(state, cid, sub_weapon=sub, equipped_items=equipped)
+        case ev.MainActionEnded(combatant=cid) | ev.CombatantWaited(combatant=cid):
+            spent = tuple(c for c in state.actions_spent if c != cid)
+            after = state.model_copy(
+                update={"step": "cleanup", "pending": None, "pending_loan": None}
+                | {"actions_spent": spent}
+            )
             index = next_acting_index(after, state.acting_index + 1)
             return after.model_copy(update={"acting_index": index})
         case ev.TurnEnded():
-            return state.model_copy(update={"phase": "initiative", "order": (), "acting_index": 0})
+            return state.model_copy(
+                update={"phase": "initiative", "order": (), "acting_index": 0, "actions_spent": ()}
+            )
         case EncounterEnded():
             return state.model_copy(update={"phase": "over", "pending": None})
     return state
@@ -105,9 +123,31 @@ def _update(state: GdState, cid: str, **changes: object) -> GdState:
     return state.replace(state.combatants[cid].model_copy(update=changes))
 
 
+def _lent(state: GdState, lender_id: str, borrower_id: str, name: str) -> GdState:
+    """GD-MAIN-5 C: the item leaves the lender (equipped or not) and is carried by the borrower."""
+    lender, borrower = state.combatants[lender_id], state.combatants[borrower_id]
+    item = lender.item(name)
+    if item is None:
+        return state
+    lender = lender.model_copy(
+        update={
+            "items": tuple(i for i in lender.items if i.name != name),
+            "equipped_items": tuple(n for n in lender.equipped_items if n != name),
+        }
+    )
+    borrower = borrower.model_copy(update={"items": (*borrower.items, item)})
+    after = state.replace(lender).replace(borrower)
+    return after.model_copy(
+        update={"pending_loan": None, "actions_spent": (*state.actions_spent, borrower_id)}
+    )
+
+
 def _declared(state: GdState, event: ev.AttackDeclared) -> GdState:
     attacker = state.combatants[event.attacker]
-    ammo = attacker.ammo.get(event.weapon)
+    ammo = attacker.ammo.get(event.weapon) if event.means == "weapon" else None
+    if event.means == "thrown":  # GD-MAIN-7: a thrown carried item leaves the thrower
+        kept = tuple(i for i in attacker.items if i.name != event.weapon)
+        attacker = attacker.model_copy(update={"items": kept})
     if ammo is not None:
         attacker = attacker.model_copy(
             update={"ammo": {**attacker.ammo, event.weapon: after_attack(ammo)}}
@@ -122,6 +162,7 @@ def _declared(state: GdState, event: ev.AttackDeclared) -> GdState:
         point=event.point,
         area=event.area,
         defenders=event.defenders,
+        means=event.means,
     )
     return state.replace(attacker).model_copy(update={"pending": pending, "step": "reaction"})
 

@@ -12,11 +12,22 @@ from domain.rules.glorious_drive.state import GdCombatant, GdState, PendingAttac
 from domain.rules.glorious_drive.targeting import lies_across
 from domain.rules.ruleset import Command, LegalCommand, ProcedurePoint
 
-_ACTIONS: tuple[type[Command], ...] = (cmd.DeclareAttack, cmd.Reload, cmd.ForgoAction)
+_ACTIONS: tuple[type[Command], ...] = (
+    cmd.DeclareAttack,
+    cmd.AttackUnarmed,
+    cmd.ThrowItem,
+    cmd.LendItem,
+    cmd.SwapEquipment,
+    cmd.UseItem,
+    cmd.Reload,
+    cmd.ForgoAction,
+)
+# GD-MAIN-5 C: a borrower who consented to a loan has spent its action step.
+_SPENT: tuple[type[Command], ...] = (cmd.ForgoAction,)
 _FROM_STEP: dict[str, tuple[type[Command], ...]] = {
-    "weapon_swap": (cmd.SwapWeapons, cmd.Move, *_ACTIONS),
-    "move": (cmd.Move, *_ACTIONS),
-    "action": _ACTIONS,
+    "weapon_swap": (cmd.SwapWeapons, cmd.Move),
+    "move": (cmd.Move,),
+    "action": (),
 }
 
 
@@ -47,16 +58,28 @@ def legal_commands(state: GdState) -> list[LegalCommand]:
         return [*_reactions(state, state.pending), _gm(cmd.GrantSituationModifier), *table]
     if state.step == "cleanup":
         return [*_start_of_phase(state, combatant), *table]
+    if state.pending_loan is not None:  # GD-MAIN-5 C: the borrower's consent is awaited
+        borrower = state.pending_loan.borrower
+        return [_by(cmd.AcceptLoan, borrower), _by(cmd.DeclineLoan, borrower), *table]
     steps = [_by(c, acting) for c in _FROM_STEP[state.step]]
-    return [*steps, *_skills(combatant, state.step), *table]
+    spent = acting in state.actions_spent
+    return [*steps, *_skills(combatant, state.step, spent=spent), *_actions(acting, spent), *table]
 
 
-def _skills(combatant: GdCombatant, step: str) -> list[LegalCommand]:
+def _actions(acting: str, spent: bool) -> list[LegalCommand]:
+    """GD-MAIN-5 A–F (a step accepts the commands of later steps of the same phase)."""
+    if spent:
+        return [_by(c, acting) for c in _SPENT]
+    other = LegalCommand(command=cmd.TakeOtherAction.command_type, issuer="gm", combatant=acting)
+    return [*(_by(c, acting) for c in _ACTIONS), other]
+
+
+def _skills(combatant: GdCombatant, step: str, *, spent: bool) -> list[LegalCommand]:
     """GD-MAIN-4 B / GD-MAIN-5 B: skills at their own timing only (uses checked on use)."""
     legal = []
     if step in ("weapon_swap", "move") and combatant.has_skill("movement"):
         legal.append(_by(cmd.UseMovementSkill, combatant.id))
-    if combatant.has_skill("active"):
+    if combatant.has_skill("active") and not spent:
         legal.append(_by(cmd.UseActiveSkill, combatant.id))
     return legal
 
@@ -80,6 +103,8 @@ def _reactions(state: GdState, attack: PendingAttack) -> list[LegalCommand]:
             legal.append(_by(cmd.Guard, defender_id))
         if defender.has_skill("counter"):
             legal.append(_by(cmd.UseCounterSkill, defender_id))
+        if any(i.timing == "reaction" for i in defender.items):  # GD-MAIN-8
+            legal.append(_by(cmd.UseItem, defender_id))
     legal += [_by(cmd.Intercept, c) for c in interceptors(state, attack)]
     return legal
 

@@ -8,7 +8,15 @@ from typing import Any
 from pydantic import BaseModel
 
 from domain.events import DomainEvent, JsonObject
-from domain.rules.glorious_drive import attack, main_steps, reaction, skills, statuses, turn
+from domain.rules.glorious_drive import (
+    attack,
+    items,
+    main_steps,
+    reaction,
+    skills,
+    statuses,
+    turn,
+)
 from domain.rules.glorious_drive import commands as cmd
 from domain.rules.glorious_drive.evolve import evolve, joined
 from domain.rules.glorious_drive.options import GloriousDriveOptions
@@ -33,6 +41,14 @@ _HANDLERS: dict[type[Command], Handler] = {
     cmd.Reload: main_steps.reload,
     cmd.ForgoAction: main_steps.forgo_action,
     cmd.DeclareAttack: attack.declare_attack,
+    cmd.AttackUnarmed: attack.attack_unarmed,
+    cmd.ThrowItem: attack.throw_item,
+    cmd.LendItem: items.lend_item,
+    cmd.AcceptLoan: items.accept_loan,
+    cmd.DeclineLoan: items.decline_loan,
+    cmd.SwapEquipment: items.swap_equipment,
+    cmd.UseItem: items.use_item,
+    cmd.TakeOtherAction: items.take_other_action,
     cmd.GrantSituationModifier: attack.grant_situation_modifier,
     cmd.Dodge: reaction.dodge,
     cmd.Guard: reaction.guard,

@@ -18,7 +18,28 @@ from domain.rules.glorious_drive.terrain import Terrain
 
 AttackType = Literal["physical", "perceptive"]
 Reach = Literal["melee", "ranged"]
+# GD-MAIN-5 A with the main weapon; GD-MAIN-6 with no weapon or bashing; GD-MAIN-7 thrown item.
+AttackMeans = Literal["weapon", "unarmed", "bash", "thrown"]
 SkillType = Literal["active", "counter", "movement"]
+# GD-CHK-1: a stat a general check may add to its 1D100.
+CheckStat = Literal[
+    "phys_atk",
+    "phys_def",
+    "perc_atk",
+    "perc_def",
+    "evasion",
+    "melee_hit",
+    "ranged_hit",
+    "move",
+    "reaction",
+    "piloting",
+    "resistance",
+]
+# GD-MAIN-5 C/D: an item's 種別 (kind). Only general items (一般アイテム) may be lent; only
+# flavour items (フレーバーアイテム) may be used from the carried items without being equipped.
+ItemKind = Literal["general", "flavour", "weapon", "armour", "other"]
+# GD-MAIN-8: the step an item is used in; "action" unless its rules name another timing.
+ItemTiming = Literal["action", "reaction"]
 
 
 class _Frozen(BaseModel):
@@ -57,6 +78,7 @@ class Weapon(_Frozen):
     reload_time: int = Field(default=1, ge=1, description="GD-RLD-2 t.")
     cut: int | None = Field(default=None, ge=0, description="GD-REACT-4 cut value.")
     guard_cost: int = Field(default=0, ge=0, description="GD-REACT-4 HP paid to guard.")
+    weapon_type: str | None = Field(default=None, description="武器種, for skills that need one.")
 
 
 class Skill(_Frozen):
@@ -66,6 +88,20 @@ class Skill(_Frozen):
     skill_type: SkillType
     cost: int = Field(default=0, ge=0)
     uses: int | None = Field(default=None, ge=0, description="None = unlimited.")
+    weapon_type: str | None = Field(
+        default=None, description="GD-MAIN-6: the main weapon's type the skill requires."
+    )
+
+
+class Item(_Frozen):
+    """An item (アイテム) other than the weapons: its kind, its rules text and timing."""
+
+    name: str = Field(min_length=1)
+    kind: ItemKind = "general"
+    rules: str = Field(default="", description="The item's ルール text, applied by the GM.")
+    timing: ItemTiming = Field(default="action", description="GD-MAIN-8 step it is used in.")
+    phys_atk: int = Field(default=0, ge=0, description="GD-MAIN-7 physical attack when thrown.")
+    range: int = Field(default=1, ge=0, description="GD-MAIN-7 throwing range in squares.")
 
 
 class GdSheet(_Frozen):
@@ -84,6 +120,13 @@ class GdSheet(_Frozen):
     equipment_cost: int = Field(default=0, ge=0, description="GD-COST-1 cost of equipment.")
     body: BodyKind = "licenser"
     size: int = Field(default=0, ge=0, description="GD-SQ-2 edge in squares (not for cores).")
+    items: tuple[Item, ...] = Field(default=(), description="Every item held (GD-MAIN-5 C/D).")
+    equipped_items: tuple[str, ...] = Field(
+        default=(), description="Names of the equipped items (装備); the rest are carried (携帯品)."
+    )
+    item_slots: int | None = Field(
+        default=None, ge=0, description="How many items may be equipped; None = no limit."
+    )
 
     @property
     def is_assault_core(self) -> bool:
@@ -93,6 +136,9 @@ class GdSheet(_Frozen):
     def skill(self, name: str) -> Skill | None:
         return next((s for s in self.skills if s.name == name), None)
 
+    def item(self, name: str) -> Item | None:
+        return next((i for i in self.items if i.name == name), None)
+
     @model_validator(mode="after")
     def _weapons_known(self) -> GdSheet:
         names = [w.name for w in self.weapons]
@@ -101,6 +147,14 @@ class GdSheet(_Frozen):
         for slot in (self.main_weapon, self.sub_weapon):
             if slot is not None and slot not in names:
                 raise ValueError(f"{slot!r} is not among the weapons {names}")
+        items = [i.name for i in self.items]
+        if len(set(items)) != len(items) or set(items) & set(names):
+            raise ValueError(f"item names must be unique and differ from weapons, got {items}")
+        if not set(self.equipped_items) <= set(items):
+            raise ValueError(f"equipped items {self.equipped_items} must be among {items}")
+        if self.item_slots is not None and len(self.equipped_items) > self.item_slots:
+            count = len(self.equipped_items)
+            raise ValueError(f"{count} items equipped in {self.item_slots} slots")
         return self
 
 

@@ -70,6 +70,7 @@ def _declare(run: Run, user: GdCombatant, name: str, kind: SkillType, note: str)
     skill = user.sheet.skill(name)
     if skill is None or skill.skill_type != kind:
         raise RuleViolation(rule, f"{user.id} has no {kind} skill {name!r}")
+    _check_weapon_type(user, skill, rule)
     if not user.can_use(name):
         raise RuleViolation(
             "GD-MAIN-5", f"{user.id} has used {name!r} all {skill.uses} times it allows"
@@ -89,6 +90,22 @@ def _declare(run: Run, user: GdCombatant, name: str, kind: SkillType, note: str)
     left = None if skill.uses is None else user.skill_uses[name] - 1
     run.emit(cev.SkillUsed, combatant=user.id, skill=name, uses_left=left, hp=hp)
     return skill
+
+
+def _check_weapon_type(user: GdCombatant, skill: Skill, rule: str) -> None:
+    """GD-MAIN-6: a skill naming a weapon type needs a main weapon of that type."""
+    if skill.weapon_type is None:
+        return
+    held = user.weapon(user.main_weapon)
+    if held is None:
+        raise RuleViolation(
+            "GD-MAIN-6",
+            f"{skill.name} requires a {skill.weapon_type} weapon; {user.id} holds none (unarmed)",
+        )
+    if held.weapon_type != skill.weapon_type:
+        raise RuleViolation(
+            rule, f"{skill.name} requires a {skill.weapon_type} weapon, not {held.name}"
+        )
 
 
 def _effect(user: GdCombatant, skill: Skill, note: str, extra: dict[str, str | bool]) -> Decision:

@@ -11,7 +11,15 @@ from domain.rules.glorious_drive.injury import Injury
 from domain.rules.glorious_drive.options import GloriousDriveOptions
 from domain.rules.glorious_drive.position import Position
 from domain.rules.glorious_drive.reload import WeaponAmmo
-from domain.rules.glorious_drive.sheet import AttackType, GdMap, GdSheet, Reach, Weapon
+from domain.rules.glorious_drive.sheet import (
+    AttackMeans,
+    AttackType,
+    GdMap,
+    GdSheet,
+    Item,
+    Reach,
+    Weapon,
+)
 from domain.rules.glorious_drive.situation import SituationGrade
 
 Phase = Literal["setup", "initiative", "main_action", "over"]
@@ -56,6 +64,16 @@ class GdCombatant(_Frozen):
     injury: Injury = "none"
     statuses: tuple[Status, ...] = ()
     skill_uses: dict[str, int] = {}  # uses left of each skill with limited uses
+    items: tuple[Item, ...] = ()  # GD-MAIN-5 C/D: held now (lent, swapped and thrown ones move)
+    equipped_items: tuple[str, ...] = ()  # names among `items`; the rest are carried (携帯品)
+
+    def item(self, name: str) -> Item | None:
+        return next((i for i in self.items if i.name == name), None)
+
+    def carried_weapons(self) -> tuple[str, ...]:
+        """GD-MAIN-5 C: weapons on the sheet in neither the main nor the sub slot."""
+        held = (self.main_weapon, self.sub_weapon)
+        return tuple(w.name for w in self.sheet.weapons if w.name not in held)
 
     def can_use(self, skill: str) -> bool:
         """GD-MAIN-5 B: a skill on the sheet with uses left (or unlimited)."""
@@ -112,6 +130,15 @@ class PendingAttack(_Frozen):
     hit_die: int | None = None  # GD-REACT-6: rolled once, at the first dodge
     hit_roll_seq: int | None = None
     situation: dict[str, SituationGrant] = {}
+    means: AttackMeans = "weapon"  # GD-MAIN-6 unarmed / bash, GD-MAIN-7 thrown item
+
+
+class PendingLoan(_Frozen):
+    """GD-MAIN-5 C: a general item offered to an adjacent ally, awaiting the borrower's consent."""
+
+    lender: str
+    borrower: str
+    item: str
 
 
 class GdState(_Frozen):
@@ -126,6 +153,9 @@ class GdState(_Frozen):
     acting_index: int = 0
     step: Step = "cleanup"
     pending: PendingAttack | None = None
+    pending_loan: PendingLoan | None = None
+    # GD-MAIN-5 C: borrowers who spent this turn's action step consenting to a loan.
+    actions_spent: tuple[str, ...] = ()
 
     @property
     def acting(self) -> str | None:

@@ -83,6 +83,10 @@ SAMPLES: list[DomainEvent] = [
     gd.DefenceResolved(combatant="orc", hit=True, **M),
     gd.WeaponReloaded(combatant="ace", weapon="cannon", shots_left=1, reloads_done=0, **M),
     cev.SkillUsed(combatant="ace", skill="Burst", uses_left=0, hp=40, **M),
+    gd.LoanOffered(lender="ace", borrower="bob", item="medkit", **M),
+    gd.LoanDeclined(lender="ace", borrower="bob", item="medkit", **M),
+    gd.ItemLent(lender="ace", borrower="bob", item="medkit", **M),
+    gd.EquipmentSwapped(combatant="ace", sub_weapon="knife", equipped_items=("goggles",), **M),
     gd.MainActionEnded(combatant="ace", **M),
     gd.TurnEnded(turn=1, **M),
 ]

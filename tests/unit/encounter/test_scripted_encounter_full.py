@@ -35,6 +35,7 @@ import pytest
 from domain.catalog import registry
 from domain.encounter import aggregate
 from domain.encounter.commands import RevealSeed
+from domain.encounter.record import CommandIssued
 from domain.events import DomainEvent
 from domain.rules.errors import RuleViolation
 from domain.rules.glorious_drive import commands as cmd
@@ -54,6 +55,7 @@ from tests.unit.encounter.table import (
     sheet,
     weapon,
 )
+from tests.unit.encounter.test_scripted_encounter_items import fight as item_fight
 
 P1, P2 = player("p1"), player("p2")
 
@@ -446,9 +448,15 @@ def test_five_turns_cover_every_command_step_reaction_kind_and_injury_level() ->
 
     assert table.state.ended
     assert of_type(table.events, EncounterEnded)[0].rule_id == "GD-END-3"
-    assert table.issued >= {c.command_type for c in cmd.COMMANDS}
-    reactions = {e.reaction for e in of_type(table.events, ev.ReactionDeclared)}
-    assert reactions == set(get_args(ev.ReactionKind))
+    # Together with the item fight (GD-MAIN-5 C/D/F, GD-MAIN-6/7/8), every command and every
+    # reaction kind is exercised by a scripted fight.
+    items = item_fight()
+    issued = table.issued | {e.command_type for e in items.events if isinstance(e, CommandIssued)}
+    assert issued >= {c.command_type for c in cmd.COMMANDS}
+    declared = of_type(table.events, ev.ReactionDeclared) + of_type(
+        items.events, ev.ReactionDeclared
+    )
+    assert {e.reaction for e in declared} == set(get_args(ev.ReactionKind))
     suffered = {e.injury for e in of_type(table.events, ev.InjurySuffered)}
     assert suffered == set(get_args(Injury)) - {"none"}
     final: dict[str, Injury] = {cid: c.injury for cid, c in table.gd.combatants.items()}
