@@ -5,14 +5,14 @@ from __future__ import annotations
 from projections.base import Projection
 from projections.campaign_timeline import CampaignTimelineV1
 from projections.character_sheets import CharacterSheetsV1
-from projections.encounter_log import EncounterLogV1
+from projections.encounter_log import EncounterLogV2
 from projections.hp_ledger import HpLedgerV1
 from projections.rulings import RulingsV1
 
 PROJECTIONS: tuple[Projection, ...] = (
     CharacterSheetsV1(),
     HpLedgerV1(),
-    EncounterLogV1(),
+    EncounterLogV2(),
     RulingsV1(),
     CampaignTimelineV1(),
 )

@@ -18,11 +18,11 @@ ENCOUNTERS = "encounter_log_encounters"
 OPENING = "EncounterOpened"
 
 
-class EncounterLogV1(Projection):
+class EncounterLogV2(Projection):
     """Lines keyed by log position; read by encounter in stream order."""
 
     name = "encounter_log"
-    version = 1
+    version = 2  # 2: readable lines for recorded commands, disputes and corrections
     tables: ClassVar[Sequence[Table]] = (
         Table(
             LOG,

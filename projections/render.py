@@ -113,3 +113,56 @@ def _revealed(event: DomainEvent) -> Line:
 def _ended(event: DomainEvent) -> Line:
     reason, rule = field(event, "reason"), field(event, "rule_id")
     return f"The encounter ended ({rule}): {reason}", f"戦闘終了（{rule}）：{reason}"
+
+
+@renders("CommandIssued")
+def _issued(event: DomainEvent) -> Line:
+    command = field(event, "command_type")
+    payload = field(event, "payload") or {}
+    actor = payload.get("combatant_id") if isinstance(payload, dict) else None
+    about = f" for {actor}" if actor else ""
+    about_ja = f"（{actor}）" if actor else ""
+    hand = " with dice entered by hand" if field(event, "hand_faces") else ""
+    hand_ja = "、ダイスは手入力" if hand else ""
+    return (
+        f"{event.by} issued {command}{about}{hand}",
+        f"{event.by}が{command}を宣言{about_ja}{hand_ja}",
+    )
+
+
+@renders("RulingDisputed")
+def _disputed(event: DomainEvent) -> Line:
+    version, reason = field(event, "ruling_version"), field(event, "reason")
+    return (
+        f"{event.by} disputed the ruling at version {version}: {reason}",
+        f"{event.by}がバージョン{version}の裁定に異議：{reason}",
+    )
+
+
+@renders("DisputeUpheld")
+def _upheld(event: DomainEvent) -> Line:
+    note = field(event, "note") or ""
+    return (
+        f"{event.by} upheld the ruling {note}".rstrip(),
+        f"{event.by}が裁定を維持 {note}".rstrip(),
+    )
+
+
+@renders("DisputeAmended")
+def _amended(event: DomainEvent) -> Line:
+    note = field(event, "note") or ""
+    return (
+        f"{event.by} amended the ruling after the dispute; corrections follow {note}".rstrip(),
+        f"{event.by}が異議を受けて裁定を修正。以下に訂正 {note}".rstrip(),
+    )
+
+
+@renders("CombatantCorrected")
+def _corrected(event: DomainEvent) -> Line:
+    who = field(event, "combatant_id")
+    before, after = field(event, "previous") or {}, field(event, "changes") or {}
+    changes = ", ".join(f"{k} {before.get(k)} → {v}" for k, v in dict(after).items())
+    return (
+        f"Correction for {who}: {changes} (the original ruling stays in the log)",
+        f"{who}の訂正：{changes}（元の裁定は記録に残る）",
+    )

@@ -127,3 +127,45 @@ def test_extra_dice_come_from_the_seed_in_a_labelled_sequence_and_reproduce() ->
     assert after.differences == again.differences
     assert after.differences["brute"]["hp"] == {"original": 70 - 82, "replay": 70 - 190}
     assert next(d["purpose"] for d in after.extra_dice).startswith("GD-INJ-2")
+
+
+def a_costly_boost(**options: object) -> Log:
+    """Ace fills its capacity (equipment 100 of 100, max HP 400), then declares a cost-50
+    movement skill: max HP 200 during that step (GD-COST-3)."""
+    log = Log(**options)
+    log.join(
+        "ace",
+        "p1",
+        "pc",
+        sheet(
+            1,
+            1,
+            reaction=10,
+            hp=400,
+            body="assault_core",
+            base_max_hp=400,
+            equipment_cost=100,
+            stats={"capacity": 100},
+            skills=[{"name": "Boost Dash", "skill_type": "movement", "cost": 50, "uses": 1}],
+        ),
+    )
+    log.join("brute", "gm", "enemy", sheet(6, 1, reaction=2))
+    log.do("RollInitiative", {}, faces=[1, 1])
+    log.do("Cleanup", {"combatant_id": "ace"}, by="p1")
+    log.do(
+        "UseMovementSkill",
+        {"combatant_id": "ace", "skill": "Boost Dash", "destination": {"x": 3, "y": 1}},
+        by="p1",
+    )
+    return log
+
+
+@pytest.mark.parametrize(("clamps", "hp"), [(True, 200), (False, 400)])
+def test_GD_COST_3a_replayed_under_each_reading(clamps: bool, hp: int) -> None:
+    """With the clamp (default) current HP drops to the step's max 200 for good; without it,
+    the temporary max leaves current HP at 400 after the step."""
+    recorded = a_costly_boost()
+    result = replay(FIGHT, recorded.events, options={"skill_cost_clamps_hp": clamps})
+    assert result.state is not None
+    assert result.state.rules.combatants["ace"].hp == hp  # type: ignore[union-attr]
+    assert (result.divergence is None) == clamps  # the recorded fight ran with the clamp
