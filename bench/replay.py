@@ -21,7 +21,6 @@ from typing import Any
 from bench.common import Figure, fresh_runtime, report, server
 from bench.encounter import GM, TARGET_EVENTS, grow, open_fight
 from domain.encounter import aggregate as encounter
-from domain.encounter.replay import replay
 
 # House rules that this fight reads: a different rounding and status recovery difficulty.
 CHANGED: dict[str, Any] = {"piloting_rounding": "round", "status_recovery_difficulty": 90}
@@ -49,14 +48,12 @@ def main() -> None:
         grow(runtime, fight, TARGET_EVENTS)
         runtime.encounters.reveal(fight, GM)
         size = len(runtime.ledger.read(fight))
-        seed = runtime.encounters.seed_of(fight)
 
         def rebuild() -> None:
             encounter.KIND.rebuild(fight, (r.event for r in runtime.ledger.read(fight)))
 
-        def what_if() -> None:
-            events = [r.event for r in runtime.ledger.read(fight)]
-            result = replay(fight, events, options=CHANGED, seed=seed)
+        def what_if() -> None:  # as the API runs it: read the stream, replay beside the state
+            result = runtime.disputes.what_if(fight, options=CHANGED)
             if not result.complete:
                 raise RuntimeError(f"the replay stopped: {result.missing}")
 

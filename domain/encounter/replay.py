@@ -65,9 +65,14 @@ def replay(
     options: JsonObject | None = None,
     amendment: Amendment | None = None,
     seed: bytes | None = None,
+    original: Encounter | None = None,
 ) -> ReplayResult:
-    """Re-run the commands in `events` (the whole stored stream, oldest first)."""
-    original = KIND.rebuild(stream_id, events)
+    """Re-run the commands in `events` (the whole stored stream, oldest first).
+
+    `original`: the stored encounter's final state, when the caller has it already (a loaded
+    aggregate), so it is not rebuilt a second time; it must be the state `events` lead to."""
+    if original is None:
+        original = KIND.rebuild(stream_id, events)
     state = _reopened(stream_id, events, options or {})
     extra = ExtraDice.for_encounter(stream_id, seed)
     divergence: Divergence | None = None

@@ -12,7 +12,6 @@ from collections.abc import Callable
 from datetime import datetime
 from uuid import UUID
 
-from domain.aggregate import NotFound
 from domain.encounter import aggregate as encounter
 from domain.encounter import disputes, history
 from domain.encounter.replay import Amendment, ReplayResult, replay
@@ -39,12 +38,13 @@ class DisputeService:
         amendment: Amendment | None = None,
     ) -> ReplayResult:
         """Re-run the recorded commands under other options or with one command amended."""
-        events = self.events(encounter_id)
-        state = encounter.KIND.rebuild(encounter_id, events)
-        if not state.opened:
-            raise NotFound(f"no encounter {encounter_id}")
+        loaded = self.executor.load(encounter.KIND, encounter_id)  # cached: no second rebuild
+        events = self.events(encounter_id)[: loaded.version]
+        state = loaded.state
         seed = bytes.fromhex(state.revealed_seed) if state.revealed_seed else None
-        return replay(encounter_id, events, options=options, amendment=amendment, seed=seed)
+        return replay(
+            encounter_id, events, options=options, amendment=amendment, seed=seed, original=state
+        )
 
     def at_point(
         self, encounter_id: UUID, turn: int, phase: str | None, step: str | None
