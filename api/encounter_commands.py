@@ -1,44 +1,24 @@
 """Typed bodies of `POST /v1/encounters/{id}/commands`: one model per command, told apart by
-`command`. They mirror the domain's commands (domain/rules/glorious_drive/commands.py), which
-validate the payload again; here they give clients a schema and an example of each.
+`command`. They mirror the domain's commands (domain/rules/glorious_drive/commands.py, and
+api/encounter_commands_wz.py and _ak.py for the other rulesets), which validate the payload
+again; here they give clients a schema and an example of each.
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, JsonValue
+from pydantic import BaseModel, Discriminator, Field, JsonValue, Tag, ValidationError
 
+from api.command_base import DICE_FIELDS
+from api.command_base import ActingBody as _Acting
+from api.command_base import CommandBody as _Body
+from api.command_base import example as _example
+from api.encounter_commands_ak import AkCommand
+from api.encounter_commands_wz import WzCommand
 from domain.rules.glorious_drive.position import Position
 from domain.rules.glorious_drive.sheet import CheckStat
 from domain.rules.glorious_drive.situation import SituationGrade
-
-_DICE_FIELDS = {"command", "client_seed", "hand_faces"}
-
-
-def _example(**fields: Any) -> ConfigDict:
-    return ConfigDict(extra="forbid", json_schema_extra={"examples": [fields]})
-
-
-class _Body(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    client_seed: str | None = Field(
-        default=None, max_length=200, description="Mixed into every server die of this command."
-    )
-    hand_faces: list[Annotated[int, Field(ge=1, le=1000)]] | None = Field(
-        default=None,
-        max_length=100,
-        description="GM only: faces rolled at the physical table, in the order they are needed.",
-    )
-
-    def payload(self) -> dict[str, Any]:
-        """The command's own fields, as the domain reads them."""
-        return self.model_dump(mode="json", exclude=_DICE_FIELDS)
-
-
-class _Acting(_Body):
-    combatant_id: str = Field(min_length=1, description="The combatant this command acts for.")
 
 
 class JoinCombatantBody(_Body):
@@ -165,8 +145,8 @@ class SwapEquipmentBody(_Acting):
         command="SwapEquipment", combatant_id="ace", equip=["暗視ゴーグル"], unequip=["通信機"]
     )
     command: Literal["SwapEquipment"]
-    equip: list[str] = []
-    unequip: list[str] = []
+    equip: list[str] = Field(default_factory=list)
+    unequip: list[str] = Field(default_factory=list)
 
 
 class UseItemBody(_Acting):
@@ -318,7 +298,7 @@ class EndCombatBody(_Body):
     reason: str = Field(min_length=1)
 
 
-EncounterCommand = Annotated[
+GdCommand = Annotated[
     JoinCombatantBody
     | RollInitiativeBody
     | DelayBody
@@ -348,4 +328,59 @@ EncounterCommand = Annotated[
     | InflictStatusBody
     | EndCombatBody,
     Field(discriminator="command"),
+]
+
+# Wizardry-style round and Armor Knights reuse some names (RollInitiative, EndPhase,
+# DeclareAttack ...) with other fields, so the `command` tag alone cannot tell them apart:
+# each ruleset has its own tagged union, and `ruleset_of` sends a body to one of them (every
+# body forbids unknown fields, so at most one command of a name accepts it). JoinCombatant,
+# shared by all, sits in the first.
+RULESET_UNIONS: dict[str, Any] = {
+    "glorious_drive": GdCommand,
+    "wizardry_round": WzCommand,
+    "armor_knights": AkCommand,
+}
+
+
+def _bodies(union: Any) -> dict[str, type[BaseModel]]:
+    return {
+        get_args(body.model_fields["command"].annotation)[0]: body
+        for body in get_args(get_args(union)[0])
+    }
+
+
+_BODIES = {ruleset: _bodies(union) for ruleset, union in RULESET_UNIONS.items()}
+
+
+def ruleset_of(body: Any) -> str | None:
+    """Which ruleset's union reads `body` (None: no ruleset has such a command): the first
+    whose command of that name accepts it, else the first with every field it sends."""
+    if isinstance(body, BaseModel):
+        return next(r for r, bodies in _BODIES.items() if type(body) in bodies.values())
+    if not isinstance(body, dict):
+        return None
+    name = body.get("command")
+    if not isinstance(name, str):
+        return None
+    named = [(r, bodies[name]) for r, bodies in _BODIES.items() if name in bodies]
+    for ruleset, model in named:
+        try:
+            model.model_validate(body)
+        except ValidationError:
+            continue
+        return ruleset
+    sent = set(body) - DICE_FIELDS
+    fitting = [r for r, model in named if sent <= set(model.model_fields)]
+    return next(iter(fitting + [r for r, _ in named]), None)
+
+
+EncounterCommand = Annotated[
+    Annotated[GdCommand, Tag("glorious_drive")]
+    | Annotated[WzCommand, Tag("wizardry_round")]
+    | Annotated[AkCommand, Tag("armor_knights")],
+    Discriminator(
+        ruleset_of,
+        custom_error_type="unknown_command",
+        custom_error_message="`command` names no command of any ruleset",
+    ),
 ]

@@ -6,6 +6,7 @@ import json
 import logging
 import os
 import sys
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
@@ -97,9 +98,21 @@ def verify(
     raise typer.Exit(run_verify(Settings(), console, expect_head or []))
 
 
+class DemoRuleset(StrEnum):
+    """The demos: Glorious Drive, the Wizardry-style round, Armor Knights."""
+
+    gd = "gd"
+    wz = "wz"
+    ak = "ak"
+
+
 @app.command()
 def demo(
     url: Annotated[str, typer.Option(help="The running Senki API.")] = "http://127.0.0.1:8000",
+    ruleset: Annotated[
+        DemoRuleset,
+        typer.Option(help="gd: Glorious Drive, wz: Wizardry-style round, ak: Armor Knights."),
+    ] = DemoRuleset.gd,
 ) -> None:
     """Play a short scripted fight through the HTTP API and show its rulings and dice."""
     import httpx
@@ -108,7 +121,7 @@ def demo(
 
     try:
         with httpx.Client(base_url=url, timeout=30) as http:
-            verified = run_demo(http, console)
+            verified = run_demo(http, console, ruleset.value)
     except httpx.ConnectError:
         errors.print(f"[red]error:[/] no Senki at {url}: start it with `senki serve` first")
         raise typer.Exit(3) from None
@@ -132,7 +145,10 @@ def main() -> None:
     # SIGTERM/SIGHUP become a clean exit, so an embedded server this process uses is released.
     install_termination_handlers()
     try:
-        app(standalone_mode=False)
+        # Without standalone mode click *returns* a command's exit code (typer.Exit) rather
+        # than exiting with it: pass it on, or a failed `senki verify` would exit 0.
+        code = app(standalone_mode=False)
+        sys.exit(code if isinstance(code, int) else 0)
     except typer.Exit as done:
         sys.exit(done.exit_code)
     except (typer.Abort, KeyboardInterrupt):

@@ -4,7 +4,9 @@ It opens a campaign, gives a player a token, opens an encounter with a pilot in 
 Core against two enemies, and plays two turns by asking the encounter what it awaits and
 answering as the table would (clean up, attack, dodge); then it reveals the dice seed and
 prints the log, the rulings with their rule IDs, and the verification — the quickest way to
-see what Senki does. Everything goes over HTTP, as a table tool's would.
+see what Senki does. Everything goes over HTTP, as a table tool's would. `run_demo` also
+plays the other rulesets' demos: infra/demo_wz.py (Wizardry-style round) and
+infra/demo_ak.py (Armor Knights).
 """
 
 from __future__ import annotations
@@ -99,9 +101,17 @@ class DemoTable:
         )
 
 
-def set_up(table: DemoTable) -> str:
+def open_table(
+    table: DemoTable,
+    name: str,
+    ruleset: str,
+    battle_map: dict[str, Any],
+    combatants: list[tuple[str, str, str, str, dict[str, Any]]],
+) -> str:
+    """A campaign under `ruleset` with the GM and the player aoi, and an encounter in it
+    (which inherits the ruleset) that the combatants join; returns the campaign id."""
     opened = table.call(
-        "POST", "/v1/campaigns", json={"name": "デモ: 蒼穹の守り手", "gm_member_id": "gm"}
+        "POST", "/v1/campaigns", json={"name": name, "gm_member_id": "gm", "ruleset": ruleset}
     )
     table.tokens["gm"], campaign = str(opened["token"]), str(opened["id"])
     table.call(
@@ -112,23 +122,27 @@ def set_up(table: DemoTable) -> str:
     )
     table.tokens["aoi"] = str(issued["token"])
     opened_fight = table.call(
-        "POST",
-        f"/v1/campaigns/{campaign}/encounters",
-        json={"battle_map": {"width": 8, "height": 5}},
+        "POST", f"/v1/campaigns/{campaign}/encounters", json={"battle_map": battle_map}
     )
     table.encounter = str(opened_fight["id"])
-    for cid, name, controller, side, body in COMBATANTS:
+    for cid, who, controller, side, body in combatants:
         table.command(
             {
                 "command": "JoinCombatant",
                 "combatant_id": cid,
-                "name": name,
+                "name": who,
                 "side": side,
                 "controller": controller,
                 "sheet": body,
             }
         )
     return campaign
+
+
+def set_up(table: DemoTable) -> str:
+    return open_table(
+        table, "デモ: 蒼穹の守り手", "glorious_drive", {"width": 8, "height": 5}, COMBATANTS
+    )
 
 
 def _able(state: Any, side: str) -> list[str]:
@@ -189,14 +203,33 @@ def play(table: DemoTable, turns: int = 2, limit: int = 60) -> None:
         table.command(*move)
 
 
-def run_demo(http: httpx.Client, console: Console) -> bool:
-    """Play the demo through `http` (a client on the running API); True when all verifies."""
+RULESETS = {"gd": "Glorious Drive", "wz": "Wizardry-style round", "ak": "Armor Knights"}
+
+
+def run_demo(http: httpx.Client, console: Console, ruleset: str = "gd") -> bool:
+    """Play the demo of `ruleset` (gd, wz or ak) through `http` (a client on the running API);
+    True when every die verifies."""
+    if ruleset == "wz":
+        from infra.demo_wz import run_wz
+
+        return run_wz(http, console)
+    if ruleset == "ak":
+        from infra.demo_ak import run_ak
+
+        return run_ak(http, console)
+    if ruleset != "gd":
+        raise ValueError(f"no demo for ruleset {ruleset!r}: choose one of {', '.join(RULESETS)}")
     table = DemoTable(http)
     set_up(table)
     console.print(f"[bold]Encounter[/] {table.encounter}: 紅蓮 (Assault Core) vs two drones")
     play(table)
+    return finish(table, console)
+
+
+def finish(table: DemoTable, console: Console, facts: bool = False) -> bool:
+    """Reveal the seed, print the rulings (and, with `facts`, the log lines), verify the dice."""
     table.call("POST", f"/v1/encounters/{table.encounter}/reveal")
-    _print_log(table, console)
+    _print_log(table, console, facts)
     audit = table.call("GET", f"/v1/encounters/{table.encounter}/audit")
     head = table.call("GET", "/v1/log/head")["heads"][0]
     verdict = "[green]every die recomputes[/]" if audit["all_verified"] else "[red]FAILED[/]"
@@ -205,18 +238,25 @@ def run_demo(http: httpx.Client, console: Console) -> bool:
     return bool(audit["all_verified"])
 
 
-def _print_log(table: DemoTable, console: Console) -> None:
+def _print_log(table: DemoTable, console: Console, facts: bool) -> None:
     events = table.call("GET", f"/v1/encounters/{table.encounter}/events", params={"limit": 500})[
         "events"
     ]
     rulings = Table("v", "rule IDs", "ruling (English)", "裁定 (日本語)", title="Rulings, in order")
+    lines = Table("v", "event", "log (English)", "ログ (日本語)", title="Encounter log")
     for event in events:
+        payload = event["payload"]
         if event["type"] == "RulingRecorded":
-            payload = event["payload"]
             rulings.add_row(
                 str(event["version"]),
                 ", ".join(payload["rule_ids"]),
                 payload["summary_en"],
                 payload["summary_ja"],
             )
+        elif facts and payload.get("summary_en") and payload.get("summary_ja"):
+            lines.add_row(
+                str(event["version"]), event["type"], payload["summary_en"], payload["summary_ja"]
+            )
     console.print(rulings)
+    if facts:
+        console.print(lines)

@@ -4,9 +4,15 @@ from __future__ import annotations
 
 import logging
 
-import click
-
 log = logging.getLogger("senki")
+_USAGE_ERRORS = {
+    "UsageError",
+    "BadParameter",
+    "MissingParameter",
+    "NoSuchOption",
+    "BadOptionUsage",
+    "BadArgumentUsage",
+}
 
 # Exit codes: 2 bad input, 3 database or setup, 4 not found, 1 unexpected.
 BAD_INPUT, SETUP, NOT_FOUND, UNEXPECTED = 2, 3, 4, 1
@@ -33,9 +39,13 @@ def explain(error: BaseException) -> tuple[str, int]:
     """A message saying what went wrong and what to do, and the exit code for it."""
     from infra.store.ledger import is_unavailable
 
-    if isinstance(error, click.ClickException):
-        suffix = " (see --help)" if isinstance(error, click.UsageError) else ""
-        return error.format_message() + suffix, error.exit_code
+    # Typer carries its own copy of click's exceptions (typer._click), so they are recognised
+    # by what they offer rather than by class.
+    message = getattr(error, "format_message", None)
+    code = getattr(error, "exit_code", None)
+    if callable(message) and isinstance(code, int):
+        suffix = " (see --help)" if type(error).__name__ in _USAGE_ERRORS else ""
+        return f"{message()}{suffix}", code
     for kinds, code in _known():
         if isinstance(error, kinds):
             return str(error), code

@@ -91,3 +91,30 @@ def test_roll_reveal_verify_round_trip_on_a_real_database(app_url: str, owner_ur
     chain = run("verify", **env)
     assert chain.returncode == 0
     assert "intact" in chain.stdout
+
+
+def test_a_usage_error_is_one_line_with_exit_2() -> None:
+    result = run("demo", "--ruleset", "xx")
+    assert result.returncode == 2
+    assert_one_clear_line(result, "see --help")
+
+
+@pytest.mark.postgres
+def test_a_broken_chain_makes_verify_exit_1(app_url: str, owner_url: str) -> None:
+    env = {
+        "SENKI_DATABASE_URL": app_url,
+        "SENKI_MIGRATION_DATABASE_URL": owner_url,
+        "SENKI_DICE_MASTER_KEY": "ef" * 32,
+    }
+    assert run("dice", "roll", "2D6", **env).returncode == 0
+    import psycopg
+
+    with psycopg.connect(owner_url, autocommit=True) as conn:
+        conn.execute("SET session_replication_role = replica")
+        conn.execute(
+            "UPDATE senki.events_0 SET state = state || ' '::bytea "
+            "WHERE notification_id = (SELECT max(notification_id) FROM senki.events_0)"
+        )
+    result = run("verify", **env)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "altered" in result.stdout
