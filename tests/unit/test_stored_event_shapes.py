@@ -8,6 +8,7 @@ file — it must still load through the upcaster.
 from __future__ import annotations
 
 import json
+import uuid
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -21,7 +22,7 @@ from domain.roll_log import DiceRolled, DiceSeedRevealed, RollLogOpened
 GOLDEN = Path(__file__).parent.parent / "golden" / "events"
 AT = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
 SEED = bytes(32)
-STREAM = __import__("uuid").UUID("00000000-0000-4000-8000-00000000000a")
+STREAM = uuid.UUID("00000000-0000-4000-8000-00000000000a")
 
 SAMPLES: list[DomainEvent] = [
     RollLogOpened(name="table", commitment=commitment(SEED), at=AT, by="gm"),
