@@ -107,6 +107,11 @@ def start(settings: Settings | None = None) -> Runtime:
         ledger = open_ledger(
             urls.service, registry=registry, shards=settings.shards, pool_size=settings.pool_size
         )
+        try:
+            ledger.placements.check()  # shards can grow, never shrink: say so before serving
+        except Exception:
+            ledger.close()
+            raise
         return Runtime(settings, database, urls, ledger, dice_key)
     except Exception:
         database.close()

@@ -31,12 +31,11 @@ FORMAT = "senki-audit-bundle/1"
 def export_bundle(
     ledger: Ledger, encounter_id: UUID, *, shard: int | None = None
 ) -> dict[str, Any]:
-    """The encounter's bundle; the shard is found by looking when not given."""
-    shards = range(len(ledger.shards)) if shard is None else [shard]
-    for index in shards:
-        rows = _rows(ledger, encounter_id, index)
-        if rows:
-            return _bundle(ledger, encounter_id, index, rows)
+    """The encounter's bundle, from its own shard unless `shard` is given."""
+    index = ledger.shard_of(encounter_id) if shard is None else shard
+    rows = _rows(ledger, encounter_id, index)
+    if rows:
+        return _bundle(ledger, encounter_id, index, rows)
     raise NotFound(f"no encounter {encounter_id}")
 
 

@@ -231,10 +231,11 @@ def finish(table: DemoTable, console: Console, facts: bool = False) -> bool:
     table.call("POST", f"/v1/encounters/{table.encounter}/reveal")
     _print_log(table, console, facts)
     audit = table.call("GET", f"/v1/encounters/{table.encounter}/audit")
-    head = table.call("GET", "/v1/log/head")["heads"][0]
+    heads = table.call("GET", "/v1/log/head")["heads"]
     verdict = "[green]every die recomputes[/]" if audit["all_verified"] else "[red]FAILED[/]"
     console.print(f"Dice: {len(audit['checks'])} rolls from the revealed seed — {verdict}")
-    console.print(f"Log head (keep it as a receipt): {head['position']}:{head['chain_hash']}")
+    receipt = ", ".join(f"{h['shard']}:{h['position']}:{h['chain_hash']}" for h in heads)
+    console.print(f"Log head per shard (keep it as a receipt): {receipt}")
     return bool(audit["all_verified"])
 
 

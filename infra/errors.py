@@ -27,10 +27,14 @@ def _known() -> list[tuple[tuple[type[BaseException], ...], int]]:
     from infra.database import DatabaseUnavailable
     from infra.dice_key import DiceKeyError
     from infra.store.migrate import MigrationError
+    from infra.store.placement import ShardsShrunk
 
     return [
         ((DiceSyntaxError, DiceEntryError, RollLogClosed, RuleViolation), BAD_INPUT),
-        ((NotMigrated, MigrationError, DiceKeyError, DatabaseUnavailable), SETUP),
+        (
+            (NotMigrated, MigrationError, DiceKeyError, DatabaseUnavailable, ShardsShrunk),
+            SETUP,
+        ),
         ((NotFound,), NOT_FOUND),
     ]
 

@@ -28,11 +28,13 @@ STREAMS = "campaign_timeline_streams"
 Line = tuple[str, str, str, Any]  # kind, English, Japanese, subject id
 
 
-class CampaignTimelineV1(Projection):
-    """Milestones keyed by log position, read per campaign in log order."""
+class CampaignTimelineV2(Projection):
+    """Milestones keyed by campaign and log position, read per campaign in log order."""
 
     name = "campaign_timeline"
-    version = 1
+    # 2: keyed by campaign and position, as positions repeat across the shards of the log (a
+    # campaign lives on one shard, so within it a position is unique and orders the lines).
+    version = 2
     tables: ClassVar[Sequence[Table]] = (
         Table(
             TIMELINE,
@@ -46,8 +48,7 @@ class CampaignTimelineV1(Projection):
                 Column("line_en", "text", nullable=False),
                 Column("line_ja", "text", nullable=False),
             ),
-            key=("position",),
-            indexes=(("campaign_id", "position"),),
+            key=("campaign_id", "position"),
             lookup=False,
         ),
         Table(

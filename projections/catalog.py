@@ -3,18 +3,18 @@
 from __future__ import annotations
 
 from projections.base import Projection
-from projections.campaign_timeline import CampaignTimelineV1
+from projections.campaign_timeline import CampaignTimelineV2
 from projections.character_sheets import CharacterSheetsV1
-from projections.encounter_log import EncounterLogV2
+from projections.encounter_log import EncounterLogV3
 from projections.hp_ledger import HpLedgerV1
 from projections.rulings import RulingsV1
 
 PROJECTIONS: tuple[Projection, ...] = (
     CharacterSheetsV1(),
     HpLedgerV1(),
-    EncounterLogV2(),
+    EncounterLogV3(),
     RulingsV1(),
-    CampaignTimelineV1(),
+    CampaignTimelineV2(),
 )
 
 

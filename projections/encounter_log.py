@@ -18,11 +18,13 @@ ENCOUNTERS = "encounter_log_encounters"
 OPENING = "EncounterOpened"
 
 
-class EncounterLogV2(Projection):
-    """Lines keyed by log position; read by encounter in stream order."""
+class EncounterLogV3(Projection):
+    """Lines keyed by encounter and version; read by encounter in stream order."""
 
     name = "encounter_log"
-    version = 2  # 2: readable lines for recorded commands, disputes and corrections
+    # 2: readable lines for recorded commands, disputes and corrections; 3: keyed by encounter
+    # and version, as positions repeat across the shards of the log.
+    version = 3
     tables: ClassVar[Sequence[Table]] = (
         Table(
             LOG,
@@ -37,8 +39,7 @@ class EncounterLogV2(Projection):
                 Column("line_ja", "text", nullable=False),
                 Column("rule_ids", "text[]", nullable=False),
             ),
-            key=("position",),
-            indexes=(("encounter_id", "version"),),
+            key=("encounter_id", "version"),
             gin=("rule_ids",),
             lookup=False,
         ),

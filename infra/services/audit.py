@@ -128,7 +128,7 @@ class AuditService:
         self.ledger = ledger
         self.executor = executor
 
-    def trail(self, encounter_id: UUID, *, shard: int = 0) -> list[AuditEntry]:
+    def trail(self, encounter_id: UUID, *, shard: int | None = None) -> list[AuditEntry]:
         """Every ruling of the encounter in order; NotFound if there is no such encounter."""
         recorded = _with_positions(self.ledger, encounter_id, shard)
         if not recorded or not isinstance(recorded[0].event, EncounterOpened):
@@ -136,7 +136,7 @@ class AuditService:
         return build_trail(encounter_id, recorded)
 
 
-def _with_positions(ledger: Ledger, encounter_id: UUID, shard: int) -> list[Recorded]:
+def _with_positions(ledger: Ledger, encounter_id: UUID, shard: int | None) -> list[Recorded]:
     """The stream with each event's log position, so an entry can be found in the chain."""
     recorded: list[Recorded] = []
     while True:

@@ -14,7 +14,6 @@ import base64
 import hashlib
 import hmac
 import secrets
-import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
@@ -26,7 +25,7 @@ from domain.campaign import campaign
 from domain.campaign import campaign_commands as cc
 from domain.campaign.campaign import Campaign, Options, Role, RulesetId
 from domain.events import DomainEvent
-from infra.services.executor import NO_GUARD, Executor, Idempotency, Response, Write
+from infra.services.executor import NO_GUARD, Executor, Idempotency, Response, Write, new_stream_id
 
 PrincipalRole = Literal["gm", "player", "viewer", "site"]
 
@@ -88,7 +87,7 @@ class CampaignService:
         idempotency: Idempotency | None = None,
     ) -> Response:
         """Open a campaign; the opener is its first GM and gets the first token, once."""
-        campaign_id, token_id = uuid.uuid4(), secrets.token_hex(4)
+        campaign_id, token_id = new_stream_id(idempotency), secrets.token_hex(4)
         secret = token_secret(self.master_key, campaign_id, token_id)
         at = self.clock()
         command = cc.OpenCampaign(name=name, ruleset=ruleset, options=options)

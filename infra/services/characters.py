@@ -6,7 +6,6 @@ permission checks the deciders make (a player registers only their own pilot).
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Callable
 from datetime import datetime
 from uuid import UUID
@@ -17,7 +16,7 @@ from domain.campaign.character import Character
 from domain.campaign.derived import character_stats
 from domain.campaign.model import Item, Ratio, Skill, Stats
 from domain.events import DomainEvent
-from infra.services.executor import NO_GUARD, Executor, Idempotency, Response, Write
+from infra.services.executor import NO_GUARD, Executor, Idempotency, Response, Write, new_stream_id
 
 
 class CharacterService:
@@ -36,12 +35,17 @@ class CharacterService:
     ) -> Response:
         """Register a pilot in the campaign at full HP (a player only their own)."""
         owner = self.executor.load(campaign.KIND, campaign_id).state
-        character_id = uuid.uuid4()
+        character_id = new_stream_id(idempotency)
         events = ch.register_character(
             character.KIND.initial(character_id), owner, command, at=self.clock(), by=by
         )
         return self.executor.create(
-            character.KIND, character_id, events, describe, idempotency=idempotency
+            character.KIND,
+            character_id,
+            events,
+            describe,
+            idempotency=idempotency,
+            campaign_id=campaign_id,
         )
 
     def get(self, character_id: UUID) -> tuple[Character, int]:

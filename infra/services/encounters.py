@@ -7,7 +7,6 @@ the response carries what was appended so a client can show the rulings at once.
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -20,7 +19,7 @@ from domain.encounter.record import issue
 from domain.events import DomainEvent, JsonObject
 from domain.rules.records import EncounterDiceRolled, RulingRecorded
 from domain.rules.ruleset import CommandContext
-from infra.services.executor import Executor, Idempotency, Response, StaleVersion
+from infra.services.executor import Executor, Idempotency, Response, StaleVersion, new_stream_id
 from infra.store.ledger import ConcurrencyConflict
 
 
@@ -56,7 +55,7 @@ class EncounterService:
         idempotency: Idempotency | None = None,
     ) -> Response:
         """Open an encounter and publish the commitment to its dice seed."""
-        encounter_id = encounter_id or uuid.uuid4()
+        encounter_id = encounter_id or new_stream_id(idempotency)
         payload = {
             "ruleset_id": ruleset_id,
             "options": options,
@@ -72,7 +71,12 @@ class EncounterService:
             encounter.KIND.initial(encounter_id), command, self._context(actor)
         )
         return self.executor.create(
-            encounter.KIND, encounter_id, events, _respond([]), idempotency=idempotency
+            encounter.KIND,
+            encounter_id,
+            events,
+            _respond([]),
+            idempotency=idempotency,
+            campaign_id=campaign_id,
         )
 
     def command(

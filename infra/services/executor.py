@@ -9,6 +9,7 @@ stored with the events; a retry with the same key gets that answer and appends n
 from __future__ import annotations
 
 import threading
+import uuid
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -50,6 +51,21 @@ class Idempotency:
     fingerprint: str
 
 
+# Names the ids of streams created under an idempotency key (see `new_stream_id`).
+_CREATED_UNDER_KEY = uuid.UUID("6d1f3f0e-5b5a-4c1e-9a43-73656e6b6921")
+
+
+def new_stream_id(idempotency: Idempotency | None) -> uuid.UUID:
+    """The id of a stream a request creates: derived from the request's idempotency key.
+
+    A retried create then names the same stream, so it lands on the same shard, where the
+    first answer was stored with the events; without a key, a fresh random id.
+    """
+    if idempotency is None:
+        return uuid.uuid4()
+    return uuid.uuid5(_CREATED_UNDER_KEY, idempotency.key)
+
+
 @dataclass(frozen=True)
 class Write:
     """How a write is guarded: the If-Match version, and the request's idempotency key."""
@@ -84,10 +100,11 @@ class Executor:
         """The aggregate at its latest version (or at `upto`): the cached or snapshot state,
         then every newer event."""
         state, version = kind.initial(stream_id), 0
-        start = self._cached(stream_id, upto) or self._snapshot(kind, stream_id, upto)
+        shard = self.ledger.shard_of(stream_id)
+        start = self._cached(stream_id, upto) or self._snapshot(kind, stream_id, shard, upto)
         if start is not None:
             version, state = start
-        for recorded in self.ledger.read(stream_id, after=version, upto=upto):
+        for recorded in self.ledger.read(stream_id, shard=shard, after=version, upto=upto):
             state, version = kind.evolve(state, recorded.event), recorded.version
         if not kind.exists(state):
             raise NotFound(f"no {kind.name.replace('_', ' ')} {stream_id}")
@@ -114,11 +131,11 @@ class Executor:
                 self._cache.popitem(last=False)
 
     def _snapshot(
-        self, kind: AggregateKind[S], stream_id: UUID, upto: int | None
+        self, kind: AggregateKind[S], stream_id: UUID, shard: int, upto: int | None
     ) -> tuple[int, S] | None:
         if kind.snapshot is None:
             return None
-        found = self.ledger.latest_snapshot(stream_id, _topic(kind), upto=upto)
+        found = self.ledger.latest_snapshot(stream_id, _topic(kind), shard=shard, upto=upto)
         return None if found is None else (found[0], kind.snapshot.load(found[1]))
 
     def _maybe_snapshot(
@@ -137,8 +154,11 @@ class Executor:
         respond: Callable[[S, int], Response],
         *,
         idempotency: Idempotency | None = None,
+        campaign_id: UUID | None = None,
     ) -> Response:
-        """Start a new stream with its first events."""
+        """Start a new stream with its first events, on its campaign's shard of the log
+        (a campaign, or a stream without one, is placed by its own id)."""
+        self.ledger.place(stream_id, campaign_id=campaign_id)
         return self.execute(
             kind, stream_id, lambda _: list(events), respond, idempotency=idempotency, new=True
         )
@@ -155,12 +175,18 @@ class Executor:
         new: bool = False,
     ) -> Response:
         """Decide on the current state and save the events with the response, atomically."""
-        earlier = self._earlier_answer(idempotency)
+        shard = self.ledger.shard_of(stream_id)
+        earlier = self._earlier_answer(idempotency, shard)
         if earlier is not None:
             return earlier
         for attempt in range(_ATTEMPTS):
             loaded = self._current(kind, stream_id, new)
             if expected_version is not None and loaded.version != expected_version:
+                # Maybe this very request moved it: a retry that raced its first attempt
+                # (committing on another process) must get that answer, not a 412.
+                earlier = self._earlier_answer(idempotency, shard)
+                if earlier is not None:
+                    return earlier
                 raise StaleVersion(expected_version, loaded.version)
             events = decide(loaded.state)
             after = loaded.state
@@ -174,10 +200,12 @@ class Executor:
             )
             try:
                 self.ledger.append(
-                    [StreamWrite(stream_id, loaded.version, events)], idempotency=record
+                    [StreamWrite(stream_id, loaded.version, events)],
+                    shard=shard,
+                    idempotency=record,
                 )
             except DuplicateRequest:
-                answer = self._earlier_answer(idempotency)
+                answer = self._earlier_answer(idempotency, shard)
                 assert answer is not None  # the concurrent request committed it
                 return answer
             except ConcurrencyConflict:
@@ -192,15 +220,16 @@ class Executor:
 
     def _current(self, kind: AggregateKind[S], stream_id: UUID, new: bool) -> Loaded[S]:
         if new:
-            if self.ledger.read(stream_id, upto=1):
+            if self.ledger.read(stream_id, upto=1):  # routed: placed by `create`
                 raise ConcurrencyConflict(stream_id, 0)
             return Loaded(kind.initial(stream_id), 0)
         return self.load(kind, stream_id)
 
-    def _earlier_answer(self, idempotency: Idempotency | None) -> Response | None:
+    def _earlier_answer(self, idempotency: Idempotency | None, shard: int) -> Response | None:
+        """The first answer to this key; kept on the shard of the stream the request wrote."""
         if idempotency is None:
             return None
-        answer = self.ledger.answer_for(idempotency.key)
+        answer = self.ledger.answer_for(idempotency.key, shard=shard)
         if answer is None:
             return None
         if answer.fingerprint != idempotency.fingerprint:

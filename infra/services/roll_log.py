@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Callable
 from datetime import datetime
 from uuid import UUID
 
 from domain import roll_log
 from domain.dice import Verification, commitment, derive_server_seed
-from infra.services.executor import Executor, Idempotency, Response
+from infra.services.executor import Executor, Idempotency, Response, new_stream_id
 
 
 class RollLogService:
@@ -31,13 +30,18 @@ class RollLogService:
         idempotency: Idempotency | None = None,
     ) -> Response:
         """Open a log and publish the commitment to its server seed."""
-        log_id = uuid.uuid4()
+        log_id = new_stream_id(idempotency)
         seed = derive_server_seed(self.master_key, log_id)
         events = roll_log.open_log(
             name, commitment(seed), at=self.clock(), by=by, campaign_id=campaign_id
         )
         return self.executor.create(
-            roll_log.KIND, log_id, events, _describe, idempotency=idempotency
+            roll_log.KIND,
+            log_id,
+            events,
+            _describe,
+            idempotency=idempotency,
+            campaign_id=campaign_id,
         )
 
     def roll(

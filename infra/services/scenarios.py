@@ -8,7 +8,6 @@ HP; a retry (same Idempotency-Key) gets the first answer, and a second close dec
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Callable, Sequence
 from datetime import datetime
 from uuid import UUID
@@ -32,6 +31,7 @@ from infra.services.executor import (
     Response,
     StaleVersion,
     Write,
+    new_stream_id,
 )
 from infra.store.ledger import ConcurrencyConflict, DuplicateRequest, StreamWrite
 from infra.store.recorder import IdempotencyRecord
@@ -51,7 +51,7 @@ class ScenarioService:
     ) -> Response:
         """A GM opens a scenario of the campaign."""
         owner = self.executor.load(campaign.KIND, campaign_id).state
-        scenario_id = uuid.uuid4()
+        scenario_id = new_stream_id(idempotency)
         events = sc.open_scenario(
             scenario.KIND.initial(scenario_id),
             owner,
@@ -60,7 +60,12 @@ class ScenarioService:
             by=by,
         )
         return self.executor.create(
-            scenario.KIND, scenario_id, events, describe, idempotency=idempotency
+            scenario.KIND,
+            scenario_id,
+            events,
+            describe,
+            idempotency=idempotency,
+            campaign_id=campaign_id,
         )
 
     def get(self, scenario_id: UUID) -> tuple[Scenario, int]:
@@ -99,17 +104,25 @@ class ScenarioService:
         self, scenario_id: UUID, by: str, command: sc.CloseScenario, write: Write = NO_GUARD
     ) -> Response:
         """GD-HPS-1/3: the close and every carried HP, in one atomic append, exactly once."""
-        earlier = self._earlier_answer(write.idempotency)
+        shard = self.executor.ledger.shard_of(scenario_id)  # the campaign's: every carry's too
+        earlier = self._earlier_answer(write.idempotency, shard)
         if earlier is not None:
             return earlier
         for attempt in range(_ATTEMPTS):
-            writes, response = self._closing(scenario_id, by, command, write.expected_version)
+            try:
+                writes, response = self._closing(scenario_id, by, command, write.expected_version)
+            except StaleVersion:
+                # A retry that raced its own first attempt gets that answer, not a 412.
+                earlier = self._earlier_answer(write.idempotency, shard)
+                if earlier is None:
+                    raise
+                return earlier
             record = _record(write.idempotency, response)
             try:
                 if writes or record:
-                    self.executor.ledger.append(writes, idempotency=record)
+                    self.executor.ledger.append(writes, shard=shard, idempotency=record)
             except DuplicateRequest:
-                answer = self._earlier_answer(write.idempotency)
+                answer = self._earlier_answer(write.idempotency, shard)
                 assert answer is not None  # the concurrent request committed it
                 return answer
             except ConcurrencyConflict:
@@ -166,10 +179,10 @@ class ScenarioService:
         kept = uc.apply_scenario_result(core.state, scenario_id, outcome, options, at=at, by=by)
         return _write(outcome.fought_in, core.version, kept)
 
-    def _earlier_answer(self, idempotency: Idempotency | None) -> Response | None:
+    def _earlier_answer(self, idempotency: Idempotency | None, shard: int) -> Response | None:
         if idempotency is None:
             return None
-        answer = self.executor.ledger.answer_for(idempotency.key)
+        answer = self.executor.ledger.answer_for(idempotency.key, shard=shard)
         if answer is None:
             return None
         if answer.fingerprint != idempotency.fingerprint:

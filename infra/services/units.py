@@ -6,7 +6,6 @@ so every command loads the pilot's sheet and the campaign beside the unit.
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Callable
 from datetime import datetime
 from uuid import UUID
@@ -22,7 +21,7 @@ from domain.events import DomainEvent
 from domain.rules.glorious_drive.hp_share import entering_hp
 from domain.rules.glorious_drive.options import GloriousDriveOptions
 from infra.services.characters import ratio
-from infra.services.executor import NO_GUARD, Executor, Idempotency, Response, Write
+from infra.services.executor import NO_GUARD, Executor, Idempotency, Response, Write, new_stream_id
 
 
 class UnitService:
@@ -44,7 +43,7 @@ class UnitService:
         pilot = self.pilot(pilot_id)
         if pilot.campaign_id != campaign_id:
             raise NotFound(f"no character {pilot_id} in campaign {campaign_id}")
-        unit_id = uuid.uuid4()
+        unit_id = new_stream_id(idempotency)
         events = uc.register_unit(
             unit.KIND.initial(unit_id),
             pilot,
@@ -53,7 +52,9 @@ class UnitService:
             at=self.clock(),
             by=by,
         )
-        return self.executor.create(unit.KIND, unit_id, events, describe, idempotency=idempotency)
+        return self.executor.create(
+            unit.KIND, unit_id, events, describe, idempotency=idempotency, campaign_id=campaign_id
+        )
 
     def get(self, unit_id: UUID) -> tuple[Unit, int]:
         """The unit's sheet and version."""

@@ -22,6 +22,7 @@ from domain.events import DomainEvent, EventRegistry
 from infra.store.chain import ChainReport, ChainRow, genesis_hash, walk
 from infra.store.mapper import PydanticMapper, Recorded
 from infra.store.names import SCHEMA, ShardTables
+from infra.store.placement import Placements
 from infra.store.recorder import IdempotencyRecord, SenkiRecorder
 
 
@@ -82,29 +83,62 @@ class Shard:
 
 
 class Ledger:
-    """Reads and appends events across the shards of the log."""
+    """Reads and appends events across the shards of the log.
 
-    def __init__(self, shards: Sequence[Shard], mapper: PydanticMapper) -> None:
+    Stream-level calls find the stream's shard in the placement directory unless a `shard` is
+    given; shard-level calls (head, verify, read_log…) name the shard, 0 by default.
+    """
+
+    def __init__(
+        self,
+        shards: Sequence[Shard],
+        mapper: PydanticMapper,
+        placements: Placements | None = None,
+    ) -> None:
         if not shards:
             raise ValueError("a ledger needs at least one shard")
         self.shards = list(shards)
         self.mapper = mapper
+        self.placements = placements or Placements(self.shards[0].datastore, len(self.shards))
+
+    def shard_of(self, stream_id: UUID) -> int:
+        """The shard that holds (or will hold) a stream."""
+        return self.placements.shard_of(stream_id)
+
+    def place(self, stream_id: UUID, *, campaign_id: UUID | None) -> int:
+        """Choose a new stream's shard (its campaign's, or by its own id) and record it."""
+        return self.placements.place(stream_id, campaign_id=campaign_id)
+
+    def _route(self, stream_id: UUID, shard: int | None) -> int:
+        return self.shard_of(stream_id) if shard is None else shard
 
     def read(
-        self, stream_id: UUID, *, shard: int = 0, after: int = 0, upto: int | None = None
+        self,
+        stream_id: UUID,
+        *,
+        shard: int | None = None,
+        after: int = 0,
+        upto: int | None = None,
     ) -> list[Recorded]:
         """The stream's events with versions in (after, upto], oldest first."""
-        rows = self.shards[shard].recorder.select_events(stream_id, gt=after or None, lte=upto)
+        recorder = self.shards[self._route(stream_id, shard)].recorder
+        rows = recorder.select_events(stream_id, gt=after or None, lte=upto)
         return [self.mapper.to_recorded(row) for row in rows]
 
     def append(
         self,
         writes: Sequence[StreamWrite],
         *,
-        shard: int = 0,
+        shard: int | None = None,
         idempotency: IdempotencyRecord | None = None,
     ) -> list[int]:
-        """Append every write in one transaction; returns the log positions assigned."""
+        """Append every write in one transaction (on one shard); returns the log positions."""
+        if shard is None:
+            if not writes:
+                raise ValueError("name the shard of an append without events")
+            shard = self.shard_of(writes[0].stream_id)
+        if any(self.shard_of(write.stream_id) != shard for write in writes):
+            raise ValueError("one append cannot span shards: write each campaign on its own")
         stored = [
             self.mapper.to_stored(write.stream_id, write.expected_version + offset, event)
             for write in writes
@@ -132,21 +166,28 @@ class Ledger:
         return error
 
     def latest_snapshot(
-        self, stream_id: UUID, topic: str, *, shard: int = 0, upto: int | None = None
+        self, stream_id: UUID, topic: str, *, shard: int | None = None, upto: int | None = None
     ) -> tuple[int, dict[str, Any]] | None:
         """The newest snapshot at or before `upto`, if it was taken with this `topic`."""
-        rows = self.shards[shard].snapshots.select_events(stream_id, lte=upto, desc=True, limit=1)
+        snapshots = self.shards[self._route(stream_id, shard)].snapshots
+        rows = snapshots.select_events(stream_id, lte=upto, desc=True, limit=1)
         if not rows or rows[0].topic != topic:
             return None  # none yet, or taken by older code: replay the events instead
         return rows[0].originator_version, json.loads(rows[0].state)
 
     def save_snapshot(
-        self, stream_id: UUID, version: int, topic: str, data: dict[str, Any], *, shard: int = 0
+        self,
+        stream_id: UUID,
+        version: int,
+        topic: str,
+        data: dict[str, Any],
+        *,
+        shard: int | None = None,
     ) -> None:
         """Keep a snapshot; a concurrent identical one is fine (snapshots are only a cache)."""
         stored = StoredEvent(stream_id, version, topic, json.dumps(data).encode())
         try:
-            self.shards[shard].snapshots.insert_events([stored])
+            self.shards[self._route(stream_id, shard)].snapshots.insert_events([stored])
         except IntegrityError:
             return
 

@@ -12,7 +12,8 @@ from infra.store.connect import datastore_for
 from infra.store.names import SCHEMA, ShardTables
 from infra.store.recorder import SenkiRecorder
 
-SCHEMA_VERSION = 2  # 2: schema senki_read (projector registry and tracking)
+# 2: schema senki_read (projector registry and tracking); 3: senki.placements (sharded log)
+SCHEMA_VERSION = 3
 # Read models (infra/projector): rebuildable from the log, so the service role owns their tables.
 READ_SCHEMA = "senki_read"
 _MIGRATION_LOCK = 0x53454E4B49  # "SENKI": one migrator at a time (k8s Job and embedded serve)
@@ -34,6 +35,7 @@ def migrate(owner_url: str, *, app_role: str, shards: int) -> int:
                 _create_library_tables(owner_url, ShardTables(index))
                 _run_file(conn, "shard.sql", app_role, ShardTables(index))
             _run_file(conn, "read.sql", app_role)
+            _backfill_placements(conn, shards)
             conn.execute(
                 sql.SQL(
                     "INSERT INTO {}.schema_migrations (version) VALUES (%s) ON CONFLICT DO NOTHING"
@@ -43,6 +45,26 @@ def migrate(owner_url: str, *, app_role: str, shards: int) -> int:
         finally:
             conn.execute("SELECT pg_advisory_unlock(%s)", (_MIGRATION_LOCK,))
     return SCHEMA_VERSION
+
+
+def _backfill_placements(conn: psycopg.Connection[tuple[object, ...]], shards: int) -> None:
+    """The first time the log has more than one shard, place every stream already written.
+
+    One shard records no placements (every stream is on shard 0), so an empty directory with
+    N > 1 means the log is going multi-shard now. Not needed for correctness (an unplaced stream
+    is on shard 0), but it lets every process cache every placement.
+    """
+    table = sql.SQL("{}.placements").format(sql.Identifier(SCHEMA))
+    if shards == 1 or conn.execute(sql.SQL("SELECT 1 FROM {} LIMIT 1").format(table)).fetchone():
+        return
+    for index in range(shards):
+        conn.execute(
+            sql.SQL(
+                "INSERT INTO {} (stream_id, shard) SELECT DISTINCT originator_id, %s FROM {}.{} "
+                "ON CONFLICT DO NOTHING"
+            ).format(table, sql.Identifier(SCHEMA), sql.Identifier(ShardTables(index).events)),
+            (index,),
+        )
 
 
 def _ensure_schema_and_role(conn: psycopg.Connection[tuple[object, ...]], app_role: str) -> None:

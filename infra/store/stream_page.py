@@ -16,10 +16,16 @@ from infra.store.mapper import Recorded
 
 
 def read_page(
-    ledger: Ledger, stream_id: UUID, *, after: int = 0, limit: int = 100, shard: int = 0
+    ledger: Ledger,
+    stream_id: UUID,
+    *,
+    after: int = 0,
+    limit: int = 100,
+    shard: int | None = None,
 ) -> list[Recorded]:
-    """Up to `limit` events of the stream with versions above `after`, oldest first."""
-    target = ledger.shards[shard]
+    """Up to `limit` events of the stream with versions above `after`, oldest first (on the
+    stream's own shard unless `shard` is given)."""
+    target = ledger.shards[ledger.shard_of(stream_id) if shard is None else shard]
     query = SQL(
         "SELECT originator_version, topic, state, notification_id FROM {0} "
         "WHERE originator_id = %s AND originator_version > %s "

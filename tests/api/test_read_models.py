@@ -12,22 +12,24 @@ from fastapi.testclient import TestClient
 from infra.bootstrap import Runtime
 from tests.api.conftest import auth
 from tests.api.fight import started_fight
+from tests.support.runtime import log_heads
 
 pytestmark = pytest.mark.postgres
 
 
 def caught_up(client: TestClient, path: str, token: str, runtime: Runtime) -> Any:
     """Poll a read model until it reflects the log head (eventual consistency, bounded)."""
-    head = runtime.ledger.head().position
+    heads = log_heads(runtime)
     body: Any = None
     for _ in range(200):
         answer = client.get(path, headers=auth(token))
         if answer.status_code == 200:
             body = answer.json()
-            if body["reflects"].get("0", 0) >= head:
+            reflects = body["reflects"]
+            if all(reflects.get(str(s), 0) >= head for s, head in enumerate(heads)):
                 return body
         time.sleep(0.05)
-    raise AssertionError(f"{path} never caught up with {head}: {body}")
+    raise AssertionError(f"{path} never caught up with {heads}: {body}")
 
 
 def test_the_encounter_log_and_rulings_reflect_the_log_head(

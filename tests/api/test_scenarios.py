@@ -7,6 +7,7 @@ and in the next scenario the AC enters at 100/400 and the pilot on foot at 20/80
 from __future__ import annotations
 
 from typing import Any
+from uuid import UUID
 
 import pytest
 from fastapi.testclient import TestClient
@@ -14,6 +15,7 @@ from fastapi.testclient import TestClient
 from infra.bootstrap import Runtime
 from tests.api.conftest import auth, key, open_campaign
 from tests.api.roster import ok, register_core, register_pilot, start_scenario
+from tests.support.runtime import log_heads
 
 pytestmark = pytest.mark.postgres
 
@@ -120,24 +122,25 @@ def test_a_retried_close_and_a_second_close_append_nothing(table: Table, runtime
     scenario = start_scenario(table.campaign, {table.aoi: table.kurenai})
     retry = {"Idempotency-Key": "close-scenario-1"}
     first = ok(table.close(scenario, 100, **retry))
-    head = runtime.ledger.head().position
+    head = log_heads(runtime)
 
     again = ok(table.close(scenario, 100, **retry))
     second = ok(table.close(scenario, 300))  # a new request: the scenario is closed already
 
     assert again == first
     assert second["outcomes"] == first["outcomes"]
-    assert runtime.ledger.head().position == head
+    assert log_heads(runtime) == head
     assert table.get(f"/v1/characters/{table.aoi}")["current_hp"] == 20
 
 
 def test_the_close_and_every_carry_land_in_one_append(table: Table, runtime: Runtime) -> None:
     scenario = start_scenario(table.campaign, {table.aoi: table.kurenai})
-    before = runtime.ledger.head().position
+    shard = runtime.ledger.shard_of(UUID(scenario))  # the campaign's, and so every carry's
+    before = runtime.ledger.head(shard=shard).position
 
     ok(table.close(scenario, 100))
 
-    appended = runtime.ledger.read_log(after=before)
+    appended = runtime.ledger.read_log(after=before, shard=shard)
     assert [r.event.event_type for r in appended] == [
         "ScenarioClosed",
         "ScenarioHpCarried",

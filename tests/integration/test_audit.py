@@ -23,6 +23,7 @@ from infra.bootstrap import Runtime
 from infra.cli_audit import audit
 from infra.services.audit import AuditService, revealed_dice, revealed_encounters
 from infra.services.encounters import Actor
+from tests.support.databases import test_shards
 from tests.support.runtime import TEST_DICE_KEY, start_runtime
 from tests.unit.encounter.table import AT, sheet, weapon
 
@@ -92,7 +93,8 @@ def test_the_trail_lists_every_ruling_with_its_rule_text_and_dice_that_recompute
     trail = AuditService(runtime.ledger, runtime.executor).trail(fight)
 
     assert [entry.version for entry in trail] == rulings
-    assert all(e.position and runtime.ledger.link_at(e.position) for e in trail)
+    shard = runtime.ledger.shard_of(fight)
+    assert all(e.position and runtime.ledger.link_at(e.position, shard=shard) for e in trail)
     assert all(rule.text and rule.rule_id in rule.text for e in trail for rule in e.rules)
     assert all(rule.anchor.startswith("rules/RULES.md#gd-") for e in trail for rule in e.rules)
     initiative = next(e for e in trail if "GD-INIT-1" in [r.rule_id for r in e.rules])
@@ -142,7 +144,9 @@ def test_verify_recomputes_the_dice_of_revealed_encounters_only(runtime: Runtime
     revealed = small_fight(runtime)
     small_fight(runtime, reveal=False)
 
-    assert revealed_encounters(runtime.ledger) == [revealed]
+    assert revealed_encounters(runtime.ledger, shard=runtime.ledger.shard_of(revealed)) == [
+        revealed
+    ]
     [finding] = revealed_dice(runtime.ledger)
     assert finding.encounter_id == revealed
     assert (finding.checked, finding.recomputed, finding.by_hand) == (4, 2, 2)
@@ -157,6 +161,7 @@ def test_senki_audit_prints_the_trail_as_json(
         "SENKI_DATABASE_URL": app_url,
         "SENKI_MIGRATION_DATABASE_URL": owner_url,
         "SENKI_DICE_MASTER_KEY": TEST_DICE_KEY,
+        "SENKI_SHARDS": str(test_shards()),
     }.items():
         monkeypatch.setenv(name, value)
     app = typer.Typer()

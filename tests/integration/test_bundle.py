@@ -27,6 +27,7 @@ from infra.cli_audit import export, run_verify_bundle
 from infra.cli_audit import verify_bundle as verify_bundle_command
 from infra.store.chain import ChainRow, link
 from tests.integration.test_audit import small_fight
+from tests.support.databases import test_shards
 from tests.support.runtime import TEST_DICE_KEY, start_runtime
 
 pytestmark = pytest.mark.postgres
@@ -79,7 +80,7 @@ def test_the_bundle_carries_what_a_player_needs(runtime: Runtime, bundle: dict[s
     assert bundle["options"]["faint_rule"] == "example"
     assert bundle["revealed_seed"] is not None
     assert bundle["events"][0]["chain_prev"] == 0  # the first event of a fresh shard
-    head = runtime.ledger.head()
+    head = runtime.ledger.head(shard=bundle["shard"])
     assert bundle["head"] == {"position": head.position, "chain_hash": head.chain_hash}
     assert bundle["events"][-1]["chain_hash"] == head.chain_hash
 
@@ -201,6 +202,7 @@ def test_export_then_verify_bundle_from_the_command_line(
         "SENKI_DATABASE_URL": app_url,
         "SENKI_MIGRATION_DATABASE_URL": owner_url,
         "SENKI_DICE_MASTER_KEY": TEST_DICE_KEY,
+        "SENKI_SHARDS": str(test_shards()),
     }.items():
         monkeypatch.setenv(name, value)
     app = typer.Typer()

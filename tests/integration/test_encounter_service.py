@@ -17,7 +17,7 @@ from domain.encounter import aggregate as encounter
 from domain.rules.errors import RuleViolation
 from infra.bootstrap import Runtime
 from infra.services.encounters import Actor
-from infra.services.executor import Idempotency, StaleVersion
+from infra.services.executor import Executor, Idempotency, StaleVersion
 from infra.store.ledger import ConcurrencyConflict
 from tests.support.runtime import start_runtime
 from tests.unit.encounter.table import sheet, weapon
@@ -156,3 +156,42 @@ def test_a_cached_state_never_hides_what_another_process_appended(runtime: Runti
     state, version = runtime.encounters.state(fight)
     assert version > cached_here
     assert state.rules.order == ("ace", "grunt")
+
+
+class _AnswerNotYetVisible(Executor):
+    """An API process whose retry looked for the first answer a moment before the first
+    attempt (on another process) committed it: its first look finds nothing."""
+
+    def __init__(self, runtime: Runtime) -> None:
+        super().__init__(runtime.ledger)
+        self.looks = 0
+
+    def _earlier_answer(self, idempotency: Idempotency | None, shard: int) -> Any:
+        self.looks += 1
+        return None if self.looks == 1 else super()._earlier_answer(idempotency, shard)
+
+
+def test_a_retry_that_raced_its_committing_first_attempt_gets_its_answer_not_a_412(
+    runtime: Runtime,
+) -> None:
+    """Given a command committed under a key at If-Match v, when its retry (same key, same
+    If-Match) finds the stream at v+n, then it answers as the first attempt did: a 412 would
+    tell the client to send the command again, which would apply it twice."""
+    from infra.services.encounters import EncounterService
+
+    fight = opened_fight(runtime)
+    _, version = runtime.encounters.state(fight)
+    key = Idempotency("gm:initiative-1", "fingerprint")
+    first = runtime.encounters.command(
+        fight, GM, "RollInitiative", {}, expected_version=version, idempotency=key
+    )
+    racing = EncounterService(
+        _AnswerNotYetVisible(runtime), runtime.dice_key, runtime.encounters.clock
+    )
+    again = racing.command(
+        fight, GM, "RollInitiative", {}, expected_version=version, idempotency=key
+    )
+    assert again == first
+    assert runtime.encounters.state(fight)[1] == first["version"]
+    with pytest.raises(StaleVersion):  # a different request at that version is still stale
+        racing.command(fight, GM, "RollInitiative", {}, expected_version=version)

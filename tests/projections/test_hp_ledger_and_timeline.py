@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from domain.campaign import scenario_commands as sc
 from domain.encounter.events import EncounterOpened
-from projections.campaign_timeline import TIMELINE, CampaignTimelineV1
+from projections.campaign_timeline import TIMELINE, CampaignTimelineV2
 from projections.hp_ledger import LEDGER, HpLedgerV1
 from projections.memory import MemoryRows
 from tests.projections import events
@@ -33,7 +33,7 @@ def test_the_timeline_tells_a_campaign_in_order_and_records_a_loss() -> None:
     dead = sc.ParticipantEnd(character_id=aoi, end_hp=0, injury="dead")
     table.close_scenario(campaign, scenario, dead)
 
-    rows = MemoryRows(CampaignTimelineV1()).feed(table.log).rows(TIMELINE)
+    rows = MemoryRows(CampaignTimelineV2()).feed(table.log).rows(TIMELINE)
     kinds = [r["kind"] for r in sorted(rows, key=lambda r: r["position"])]
 
     assert kinds == [
@@ -58,7 +58,7 @@ def test_an_encounter_that_names_its_scenario_shows_on_the_campaign_timeline() -
     )
     fight = events.in_stream(events.ENCOUNTER, opened, events.ended(), first_position=1000)
 
-    rows = MemoryRows(CampaignTimelineV1()).feed([*table.log, *fight]).rows(TIMELINE)
+    rows = MemoryRows(CampaignTimelineV2()).feed([*table.log, *fight]).rows(TIMELINE)
 
     mine = [r for r in rows if r["subject_id"] == str(events.ENCOUNTER)]
     assert [r["kind"] for r in mine] == ["encounter_opened", "encounter_ended"]

@@ -10,7 +10,7 @@ import os
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import psycopg
@@ -24,13 +24,22 @@ APP_ROLE = "senki_app"
 TEMPLATE = f"senki_test_template_{os.getpid()}"
 
 
+def test_shards() -> int:
+    """How many shards the tests' log has: SENKI_TEST_SHARDS (1 by default).
+
+    CI runs the PostgreSQL-backed suites once more with several shards, so every route and
+    service is exercised with campaigns spread over more than one events table.
+    """
+    return int(os.environ.get("SENKI_TEST_SHARDS", "1"))
+
+
 @dataclass
 class TestServer:
     """A PostgreSQL server the tests may create databases on (superuser access)."""
 
     kind: str
     superuser_url: str
-    template_ready: bool = False
+    templates: set[int] = field(default_factory=set)
 
     def url(self, database: str, user: str | None = None) -> str:
         url = with_database(self.superuser_url, database)
@@ -39,41 +48,38 @@ class TestServer:
     def _admin(self) -> psycopg.Connection[tuple[object, ...]]:
         return psycopg.connect(self.url("postgres"), autocommit=True)
 
-    def _ensure_template(self, shards: int) -> None:
-        if self.template_ready:
-            return
-        with self._admin() as conn:
-            conn.execute(sql.SQL("DROP DATABASE IF EXISTS {}").format(sql.Identifier(TEMPLATE)))
-            conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(TEMPLATE)))
-        migrate(self.url(TEMPLATE), app_role=APP_ROLE, shards=shards)
-        self.template_ready = True
+    def _template(self, shards: int) -> str:
+        """A migrated template database for this shard count, made once per process."""
+        name = f"{TEMPLATE}_s{shards}"
+        if shards not in self.templates:
+            with self._admin() as conn:
+                conn.execute(sql.SQL("DROP DATABASE IF EXISTS {}").format(sql.Identifier(name)))
+                conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+            migrate(self.url(name), app_role=APP_ROLE, shards=shards)
+            self.templates.add(shards)
+        return name
 
     def drop_template(self) -> None:
-        if not self.template_ready:
-            return
         with self._admin() as conn:
-            conn.execute(
-                sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(TEMPLATE))
-            )
-        self.template_ready = False
-
-    @contextmanager
-    def fresh_database(self, shards: int = 1) -> Iterator[str]:
-        """A migrated database for one test; yields its name and drops it afterwards."""
-        if shards == 1:
-            self._ensure_template(shards)
-        name = f"senki_t_{uuid.uuid4().hex[:12]}"
-        with self._admin() as conn:
-            if shards == 1:
+            for shards in sorted(self.templates):
                 conn.execute(
-                    sql.SQL("CREATE DATABASE {} TEMPLATE {}").format(
-                        sql.Identifier(name), sql.Identifier(TEMPLATE)
+                    sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(
+                        sql.Identifier(f"{TEMPLATE}_s{shards}")
                     )
                 )
-            else:
-                conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
-        if shards != 1:
-            migrate(self.url(name), app_role=APP_ROLE, shards=shards)
+        self.templates.clear()
+
+    @contextmanager
+    def fresh_database(self, shards: int | None = None) -> Iterator[str]:
+        """A migrated database for one test; yields its name and drops it afterwards."""
+        template = self._template(test_shards() if shards is None else shards)
+        name = f"senki_t_{uuid.uuid4().hex[:12]}"
+        with self._admin() as conn:
+            conn.execute(
+                sql.SQL("CREATE DATABASE {} TEMPLATE {}").format(
+                    sql.Identifier(name), sql.Identifier(template)
+                )
+            )
         try:
             yield name
         finally:

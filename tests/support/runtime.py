@@ -6,6 +6,7 @@ from pydantic import SecretStr
 
 from infra import bootstrap
 from infra.settings import Settings
+from tests.support.databases import test_shards
 
 TEST_DICE_KEY = "5e" * 32
 
@@ -15,8 +16,14 @@ def settings_for(app_url: str, owner_url: str) -> Settings:
         database_url=SecretStr(app_url),
         migration_database_url=SecretStr(owner_url),
         dice_master_key=SecretStr(TEST_DICE_KEY),
+        shards=test_shards(),
     )
 
 
 def start_runtime(app_url: str, owner_url: str) -> bootstrap.Runtime:
     return bootstrap.start(settings_for(app_url, owner_url))
+
+
+def log_heads(runtime: bootstrap.Runtime) -> tuple[int, ...]:
+    """The head position of every shard: unchanged means nothing was appended anywhere."""
+    return tuple(runtime.ledger.head(shard=s).position for s in range(len(runtime.ledger.shards)))

@@ -1,0 +1,107 @@
+"""Which shard of the log holds a stream: campaigns are placed by id, their streams follow.
+
+A campaign goes to shard `campaign id mod N` when it opens; every stream of that campaign
+(characters, units, scenarios, encounters, roll logs) is placed on the campaign's shard, so one
+campaign's history is one totally ordered, hash-chained log. A stream with no campaign is placed
+by its own id. The directory (`senki.placements`) records each placement once; a placement
+never changes, so a process may cache it for as long as it lives.
+
+Growing N: new campaigns spread over the new N; existing ones stay where the directory says.
+A stream that has no directory row lives on shard 0: that is where every stream was written
+while the log had one shard (`senki db migrate` backfills the directory from the events tables
+anyway). With one shard there is nothing to look up, so the directory costs nothing.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from uuid import UUID
+
+from eventsourcing.postgres import PostgresDatastore
+from psycopg.sql import SQL, Identifier
+
+from infra.store.names import SCHEMA
+
+PLACEMENTS = "placements"
+
+
+class ShardsShrunk(RuntimeError):
+    """The settings name fewer shards than the directory already uses."""
+
+
+def shard_for_campaign(campaign_id: UUID, shards: int) -> int:
+    """The shard a new campaign is assigned to, by its id."""
+    return campaign_id.int % shards
+
+
+class Placements:
+    """The stream → shard directory, with a per-process cache of known placements."""
+
+    def __init__(self, datastore: PostgresDatastore, shards: int, *, cache_size: int = 200_000):
+        self.datastore = datastore
+        self.shards = shards
+        self._known: OrderedDict[UUID, int] = OrderedDict()
+        self._cache_size = cache_size
+        self._lock = threading.Lock()
+        table = SQL("{0}.{1}").format(Identifier(SCHEMA), Identifier(PLACEMENTS))
+        self._select = SQL("SELECT shard FROM {0} WHERE stream_id = %s").format(table)
+        # A row that is already there (a retried create, or a race) wins: the SELECT after the
+        # INSERT is a new statement, so it sees a concurrent placement once that commits.
+        self._insert = SQL(
+            "INSERT INTO {0} (stream_id, shard, campaign_id) VALUES (%s, %s, %s) "
+            "ON CONFLICT (stream_id) DO NOTHING"
+        ).format(table)
+        self._highest = SQL("SELECT max(shard) FROM {0}").format(table)
+
+    def shard_of(self, stream_id: UUID) -> int:
+        """The shard holding a stream; shard 0 for a stream that was never placed."""
+        if self.shards == 1:
+            return 0
+        with self._lock:
+            known = self._known.get(stream_id)
+        if known is not None:
+            return known
+        with self.datastore.transaction(commit=False) as cursor:
+            cursor.execute(self._select, (stream_id,))
+            row = cursor.fetchone()
+        if row is None:
+            return 0  # not remembered: the stream may yet be created on another shard
+        return self._remember(stream_id, int(row["shard"]))
+
+    def place(self, stream_id: UUID, *, campaign_id: UUID | None) -> int:
+        """Place a new stream: on its campaign's shard, or by its own id without a campaign."""
+        if self.shards == 1:
+            return 0
+        owner = campaign_id or stream_id
+        shard = (
+            self.shard_of(owner)
+            if owner != stream_id
+            else shard_for_campaign(stream_id, self.shards)
+        )
+        with self.datastore.transaction(commit=True) as cursor:
+            cursor.execute(self._insert, (stream_id, shard, campaign_id))
+            cursor.execute(self._select, (stream_id,))
+            row = cursor.fetchone()
+        assert row is not None  # inserted now, or by whoever placed it first
+        return self._remember(stream_id, int(row["shard"]))
+
+    def check(self) -> None:
+        """Refuse to run with fewer shards than placed streams need (shards only grow)."""
+        with self.datastore.transaction(commit=False) as cursor:
+            cursor.execute(self._highest)
+            row = cursor.fetchone()
+        highest = None if row is None else row["max"]
+        if highest is not None and int(highest) >= self.shards:
+            raise ShardsShrunk(
+                f"the log has streams on shard {highest}, but SENKI_SHARDS is {self.shards}: "
+                f"set it to at least {int(highest) + 1} (shards can be added, never removed)"
+            )
+
+    def _remember(self, stream_id: UUID, shard: int) -> int:
+        with self._lock:
+            self._known[stream_id] = shard
+            self._known.move_to_end(stream_id)
+            while len(self._known) > self._cache_size:
+                self._known.popitem(last=False)
+        return shard
