@@ -8,7 +8,7 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
 
-from api import problems
+from api import metrics, problems
 from api.limits import BodySizeLimit
 from api.ports import SenkiPort
 from api.routes import (
@@ -33,9 +33,11 @@ def create_app(
     stop: Callable[[SenkiPort], None],
     *,
     cors_origins: Sequence[str] = (),
+    metrics_route: bool = True,
 ) -> FastAPI:
     """`start` builds the running service in the lifespan; `stop` releases it. `cors_origins`:
-    the sites whose browsers may call the API (settings.cors_origins); none, no CORS."""
+    the sites whose browsers may call the API (settings.cors_origins); none, no CORS.
+    `metrics_route`: serve /metrics here (else `senki serve` serves it on its own port)."""
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -62,6 +64,8 @@ def create_app(
             allow_headers=["*"],
             expose_headers=["ETag", "Location"],
         )
+    # Last: the outermost middleware.
+    metrics.install(app, lambda: getattr(app.state, "senki", None), route=metrics_route)
     problems.install(app)
     app.include_router(health.router)
     app.include_router(log.router)

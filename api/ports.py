@@ -17,6 +17,23 @@ class LogHeadView:
     chain_hash: str
 
 
+@dataclass(frozen=True)
+class ProjectionPositionView:
+    """Where one generation of a read model stands on one shard, beside that shard's head."""
+
+    projection: str
+    generation: int
+    role: str  # live, building, or frozen (live but built by another version)
+    shard: int
+    position: int
+    head: int
+
+    @property
+    def lag(self) -> int:
+        """Events of the shard the generation has not projected yet."""
+        return max(self.head - self.position, 0)
+
+
 class Unavailable(RuntimeError):
     """The database cannot be reached right now (HTTP 503)."""
 
@@ -32,3 +49,7 @@ class SenkiPort(Protocol):
 
     def log_heads(self) -> list[LogHeadView]:
         """The head of every shard's hash chain."""
+
+    def projection_positions(self) -> list[ProjectionPositionView]:
+        """Every live and building generation of every read model, per shard, with the
+        shard's head (the metrics' projection lag); raise Unavailable if the database is down."""

@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 from importlib.metadata import PackageNotFoundError
 from importlib.metadata import version as package_version
 
-from api.ports import LogHeadView, Unavailable
+from api.ports import LogHeadView, ProjectionPositionView, Unavailable
 from domain.catalog import registry
 from infra.database import Database, DatabaseUnavailable, DatabaseUrls
 from infra.dice_key import load_dice_key
@@ -79,6 +79,22 @@ class Runtime:
     def log_heads(self) -> list[LogHeadView]:
         heads = (self.ledger.head(shard=index) for index in range(len(self.ledger.shards)))
         return [LogHeadView(h.shard, h.position, h.chain_hash) for h in heads]
+
+    def projection_positions(self) -> list[ProjectionPositionView]:
+        """What `senki projections status` shows, for the API's /metrics (which caches it)."""
+        from infra.projector.admin import status
+        from projections.catalog import PROJECTIONS
+
+        try:
+            rows = status(self.urls.service, self.ledger, PROJECTIONS)
+        except Exception as error:
+            if is_unavailable(error):
+                raise Unavailable("PostgreSQL does not answer; retry shortly") from error
+            raise
+        return [
+            ProjectionPositionView(r.projection, r.generation, r.role, r.shard, r.position, r.head)
+            for r in rows
+        ]
 
     def close(self) -> None:
         if self.projector is not None:

@@ -8,7 +8,7 @@ import os
 import sys
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from pydantic import ValidationError
@@ -21,6 +21,9 @@ from infra.cli_projections import project, projections_app
 from infra.embedded_pg import install_termination_handlers
 from infra.errors import explain
 from infra.settings import Settings
+
+if TYPE_CHECKING:
+    from prometheus_client import CollectorRegistry
 
 app = typer.Typer(no_args_is_help=True, add_completion=False, help="Senki (戦記) campaign ledger.")
 db_app = typer.Typer(no_args_is_help=True, help="Database schema.")
@@ -52,14 +55,28 @@ def serve(
     where = "embedded PostgreSQL in " + str(settings.data_dir) if settings.embedded else "external"
     console.print(f"[bold]Senki[/] {runtime.version} on {where}")
     application = create_app(
-        lambda: runtime, lambda _: runtime.close(), cors_origins=settings.cors_origins
+        lambda: runtime,
+        lambda _: runtime.close(),
+        cors_origins=settings.cors_origins,
+        metrics_route=settings.metrics_port is None,
     )
+    if settings.metrics_port is not None:
+        _serve_metrics(application.state.metrics_registry, host or settings.host, settings)
     uvicorn.run(
         application,
         host=host or settings.host,
         port=port or settings.port,
         log_level=settings.log_level,
     )
+
+
+def _serve_metrics(registry: CollectorRegistry, host: str, settings: Settings) -> None:
+    """/metrics on a port of its own (a daemon thread), for a NetworkPolicy to fence off."""
+    from prometheus_client import start_http_server
+
+    assert settings.metrics_port is not None
+    start_http_server(settings.metrics_port, addr=host, registry=registry)
+    console.print(f"metrics on http://{host}:{settings.metrics_port}/metrics")
 
 
 @db_app.command("migrate")

@@ -52,6 +52,14 @@ class Settings(BaseSettings):
     host: str = "127.0.0.1"
     port: int = Field(default=8000, ge=1, le=65535)
     log_level: LogLevel = "info"
+    metrics_port: int | None = Field(
+        default=None,
+        ge=1,
+        le=65535,
+        description="Serve Prometheus /metrics on this port (same host) instead of the API's, so "
+        "a NetworkPolicy can admit only the monitoring system to it; unset: /metrics on the API "
+        "port.",
+    )
     shards: int = Field(default=1, ge=1, le=64, description="Number of event-log shards.")
     pool_size: int = Field(default=8, ge=1, le=200)
     cors_origins: list[str] = Field(

@@ -78,6 +78,19 @@ NO_GUARD = Write()
 
 
 @dataclass(frozen=True)
+class _Command(Generic[S]):
+    """One command as `Executor.execute` runs it, attempt after attempt."""
+
+    kind: AggregateKind[S]
+    stream_id: UUID
+    decide: Callable[[S], list[DomainEvent]]
+    respond: Callable[[S, int], Response]
+    expected_version: int | None
+    idempotency: Idempotency | None
+    new: bool
+
+
+@dataclass(frozen=True)
 class Loaded(Generic[S]):
     state: S
     version: int
@@ -179,44 +192,46 @@ class Executor:
         earlier = self._earlier_answer(idempotency, shard)
         if earlier is not None:
             return earlier
+        command = _Command(kind, stream_id, decide, respond, expected_version, idempotency, new)
         for attempt in range(_ATTEMPTS):
-            loaded = self._current(kind, stream_id, new)
-            if expected_version is not None and loaded.version != expected_version:
-                # Maybe this very request moved it: a retry that raced its first attempt
-                # (committing on another process) must get that answer, not a 412.
-                earlier = self._earlier_answer(idempotency, shard)
-                if earlier is not None:
-                    return earlier
-                raise StaleVersion(expected_version, loaded.version)
-            events = decide(loaded.state)
-            after = loaded.state
-            for event in events:
-                after = kind.evolve(after, event)
-            response = respond(after, loaded.version + len(events))
-            record = (
-                IdempotencyRecord(idempotency.key, idempotency.fingerprint, response)
-                if idempotency
-                else None
-            )
             try:
-                self.ledger.append(
-                    [StreamWrite(stream_id, loaded.version, events)],
-                    shard=shard,
-                    idempotency=record,
-                )
+                return self._attempt(command, shard)
             except DuplicateRequest:
                 answer = self._earlier_answer(idempotency, shard)
                 assert answer is not None  # the concurrent request committed it
                 return answer
-            except ConcurrencyConflict:
-                if expected_version is not None or new or attempt == _ATTEMPTS - 1:
+            except (StaleVersion, ConcurrencyConflict) as refused:
+                # Maybe this very request moved it: a retry that raced its first attempt
+                # (committing on another process) must get that answer, not a 412 or 409.
+                earlier = self._earlier_answer(idempotency, shard)
+                if earlier is not None:
+                    return earlier
+                guarded = expected_version is not None or new
+                if isinstance(refused, StaleVersion) or guarded or attempt == _ATTEMPTS - 1:
                     raise
-                continue
-            saved = loaded.version + len(events)
-            self._remember(stream_id, saved, after)
-            self._maybe_snapshot(kind, stream_id, loaded.version, after, saved)
-            return response
         raise AssertionError("unreachable")  # pragma: no cover
+
+    def _attempt(self, command: _Command[S], shard: int) -> Response:
+        """Load, check the If-Match version, decide, append with the answer; remember it."""
+        kind, stream_id = command.kind, command.stream_id
+        loaded = self._current(kind, stream_id, command.new)
+        expected = command.expected_version
+        if expected is not None and loaded.version != expected:
+            raise StaleVersion(expected, loaded.version)
+        events = command.decide(loaded.state)
+        after = loaded.state
+        for event in events:
+            after = kind.evolve(after, event)
+        response = command.respond(after, loaded.version + len(events))
+        key = command.idempotency
+        record = IdempotencyRecord(key.key, key.fingerprint, response) if key else None
+        self.ledger.append(
+            [StreamWrite(stream_id, loaded.version, events)], shard=shard, idempotency=record
+        )
+        saved = loaded.version + len(events)
+        self._remember(stream_id, saved, after)
+        self._maybe_snapshot(kind, stream_id, loaded.version, after, saved)
+        return response
 
     def _current(self, kind: AggregateKind[S], stream_id: UUID, new: bool) -> Loaded[S]:
         if new:

@@ -421,9 +421,12 @@ def test_only_senki_workloads_reach_postgresql(objects: list[Manifest]) -> None:
     assert peers == {"podSelector": {"matchLabels": db_selector}}  # replication between instances
 
     api = named(objects, "NetworkPolicy", "senki-api")["spec"]
-    (ingress,) = api["ingress"]
+    (ingress, metrics) = api["ingress"]
     assert "from" not in ingress
     assert [p["port"] for p in ingress["ports"]] == [8000]
+    (monitoring,) = metrics["from"]
+    assert set(monitoring) == {"namespaceSelector"}  # Prometheus only, not the world
+    assert [p["port"] for p in metrics["ports"]] == [9102]
     assert [p["port"] for rule in api["egress"] for p in rule["ports"]] == [5432]
 
 

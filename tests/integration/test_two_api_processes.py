@@ -17,6 +17,7 @@ import httpx
 import psycopg
 import pytest
 
+from tests.support.databases import test_shards
 from tests.support.runtime import TEST_DICE_KEY
 
 pytestmark = [pytest.mark.postgres, pytest.mark.slow]
@@ -29,14 +30,15 @@ def free_port() -> int:
 
 
 @contextmanager
-def api_process(app_url: str) -> Iterator[str]:
+def api_process(app_url: str, **settings: str) -> Iterator[str]:
     port = free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("SENKI_")}
     env |= {
         "SENKI_DATABASE_URL": app_url,
         "SENKI_DICE_MASTER_KEY": TEST_DICE_KEY,
         "SENKI_LOG_LEVEL": "warning",
-    }
+        "SENKI_SHARDS": str(test_shards()),
+    } | {f"SENKI_{name.upper()}": value for name, value in settings.items()}
     child = subprocess.Popen(
         [sys.executable, "-m", "infra.cli", "serve", "--port", str(port)],
         env=env,
@@ -84,3 +86,17 @@ def test_a_retry_on_the_other_process_appends_nothing(app_url: str, owner_url: s
     assert answers[0].json() == answers[1].json() == again.json()
     # One campaign: CampaignOpened and the first token's AccessTokenIssued, once.
     assert count_events(owner_url) == 2
+
+
+def test_metrics_served_on_their_own_port_are_not_on_the_api_port(app_url: str) -> None:
+    """Given SENKI_METRICS_PORT, /metrics moves to that port, so a NetworkPolicy can admit
+    only the monitoring system to it (k8s/base/networkpolicy.yaml)."""
+    metrics_port = free_port()
+    with api_process(app_url, metrics_port=str(metrics_port)) as base:
+        httpx.get(f"{base}/v1/log/head", timeout=5)
+        scraped = httpx.get(f"http://127.0.0.1:{metrics_port}/metrics", timeout=5)
+        on_api = httpx.get(f"{base}/metrics", timeout=5)
+
+    assert scraped.status_code == 200
+    assert 'route="/v1/log/head"' in scraped.text
+    assert on_api.status_code == 404
