@@ -11,6 +11,8 @@ from pydantic import BaseModel, Field, JsonValue
 from api.deps import RuntimeDep
 from api.security import GM_ONLY, MEMBERS, READERS, PrincipalDep, require
 from api.writes import etag, guard, idempotency_key, if_match
+from infra.projector.reads import NotBuilt
+from infra.services.campaigns import Principal, PrincipalRole
 from infra.services.executor import Idempotency, Write
 
 router = APIRouter(prefix="/v1/campaigns", tags=["campaigns"])
@@ -234,3 +236,86 @@ def revoke_token(
     require(who, campaign_id, MEMBERS)
     answer = runtime.campaigns.revoke_token(campaign_id, who.actor, token_id)
     return _public(answer, response)
+
+
+# `/v1/me` is not under one campaign's path; the table router includes this router.
+me_router = APIRouter(prefix="/v1", tags=["campaigns"])
+
+Capability = Literal["read", "command", "dispute", "what_if", "settle", "reveal", "manage"]
+# What each role may do, as the routes enforce it (api.security): a page shows only these.
+CAPABILITIES: dict[PrincipalRole, list[Capability]] = {
+    "gm": ["read", "command", "dispute", "what_if", "settle", "reveal", "manage"],
+    "player": ["read", "command", "dispute", "what_if"],
+    "viewer": ["read", "what_if"],
+    "site": ["read", "what_if"],
+}
+
+
+class MyCharacter(BaseModel):
+    id: str
+    name: str
+    owner: str
+    lost: bool
+
+
+class Me(BaseModel):
+    """Who a token belongs to, and what it may do."""
+
+    campaign_id: str
+    campaign_name: str
+    token_id: str
+    role: PrincipalRole = Field(description="site: a read-only character-sheet-site token.")
+    member_id: str | None = Field(description="None for a sheet-site token.")
+    may: list[Capability] = Field(
+        description="command: act for the combatants one controls (the GM for all); "
+        "what_if: replay under other options (stores nothing); settle: uphold or amend "
+        "disputes; reveal: publish the dice seed; manage: members, tokens, house rules."
+    )
+    characters: list[MyCharacter] = Field(
+        description="The characters this caller may act for: a player's own, every one for "
+        "the GM, none for viewers and sites. Found through the campaign timeline read model."
+    )
+    characters_reflect: dict[str, int] = Field(
+        description="Shard → log position the character list reflects (eventually consistent)."
+    )
+
+
+@me_router.get("/me", response_model=Me)
+def me(runtime: RuntimeDep, who: PrincipalDep) -> Me:
+    """The caller's campaign, role, what it may do and the characters it may act for."""
+    state, _ = runtime.campaigns.get(who.campaign_id)
+    characters, reflects = _characters_of(runtime, who)
+    return Me(
+        campaign_id=str(who.campaign_id),
+        campaign_name=state.name,
+        token_id=who.token_id,
+        role=who.role,
+        member_id=who.member_id,
+        may=CAPABILITIES[who.role],
+        characters=characters,
+        characters_reflect=reflects,
+    )
+
+
+def _characters_of(runtime: RuntimeDep, who: Principal) -> tuple[list[MyCharacter], dict[str, int]]:
+    if who.role not in ("gm", "player"):
+        return [], {}
+    try:
+        timeline = runtime.read_models.timeline(who.campaign_id)
+    except NotBuilt:  # the read model is being built: no list yet, the rest still holds
+        return [], {}
+    found = []
+    for row in timeline.rows:
+        if row["kind"] != "character_joined" or row["subject_id"] is None:
+            continue
+        character, _ = runtime.characters.get(UUID(row["subject_id"]))  # the owner, now
+        if who.role == "gm" or character.owner == who.member_id:
+            found.append(
+                MyCharacter(
+                    id=str(character.id),
+                    name=character.name,
+                    owner=character.owner,
+                    lost=character.lost,
+                )
+            )
+    return found, {str(k): v for k, v in timeline.positions.items()}

@@ -1,11 +1,14 @@
-"""The play at the table: encounters, their live feed, and free rolls, as one router."""
+"""The play at the table: encounters, their live feed, free rolls, and what the table page
+needs beside them (who rides which Assault Core, procedure stops, who the caller is)."""
 
 from __future__ import annotations
 
 from fastapi import APIRouter
 
-from api.routes import encounter_stream, encounters, rolls
+from api.routes import encounter_stream, encounters, rolls, table_board
+from api.routes.campaigns import me_router
 
 router = APIRouter()
-for part in (encounters, encounter_stream, rolls):
+for part in (encounters, encounter_stream, rolls, table_board):
     router.include_router(part.router)
+router.include_router(me_router)

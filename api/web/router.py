@@ -33,8 +33,8 @@ HEADERS = {
 router = APIRouter(include_in_schema=False)
 
 
-def _page() -> FileResponse:
-    page = STATIC / "index.html"
+def _page(name: str = "index.html") -> FileResponse:
+    page = STATIC / name
     if not page.is_file():  # a wheel built without the package data
         raise HTTPException(404, "the table page is not installed with this Senki")
     return FileResponse(page, media_type=MEDIA_TYPES[".html"], headers=HEADERS)
@@ -50,6 +50,18 @@ def table() -> FileResponse:
 def table_encounter(encounter_id: UUID) -> FileResponse:
     """The page, opened on one encounter (the script reads the id from the address)."""
     return _page()
+
+
+@router.get("/table/characters/{character_id}")
+def character_sheet_page(character_id: UUID) -> FileResponse:
+    """A pilot's sheet page: stats, HP, injuries, equipment, HP ratio across scenarios."""
+    return _page("sheet.html")
+
+
+@router.get("/table/units/{unit_id}")
+def unit_sheet_page(unit_id: UUID) -> FileResponse:
+    """An Assault Core's sheet page, under its pilot (the same page as a pilot's)."""
+    return _page("sheet.html")
 
 
 @router.get("/table/static/{name}")

@@ -21,8 +21,12 @@ def client() -> Iterator[TestClient]:
         yield client
 
 
+ID = "0b0e8f6e-3c5c-4b8e-9d2a-1f5e7c9a1b2c"
+
+
 @pytest.mark.parametrize(
-    "path", ["/table", "/table/encounters/0b0e8f6e-3c5c-4b8e-9d2a-1f5e7c9a1b2c"]
+    "path",
+    ["/table", f"/table/encounters/{ID}", f"/table/characters/{ID}", f"/table/units/{ID}"],
 )
 def test_the_page_is_served_with_a_strict_content_security_policy(
     client: TestClient, path: str
@@ -32,10 +36,12 @@ def test_the_page_is_served_with_a_strict_content_security_policy(
     assert page.headers["content-type"].startswith("text/html")
     assert "default-src 'self'" in page.headers["content-security-policy"]
     assert "<main" in page.text
+    is_sheet = "/characters/" in path or "/units/" in path
+    assert ("/table/static/sheet.js" in page.text) == is_sheet
 
 
 def test_every_file_the_page_loads_is_served_from_this_origin(client: TestClient) -> None:
-    html = (STATIC / "index.html").read_text(encoding="utf-8")
+    html = "".join(p.read_text(encoding="utf-8") for p in STATIC.glob("*.html"))
     scripts = [p.read_text(encoding="utf-8") for p in STATIC.glob("*.js")]
     referenced = set(re.findall(r'(?:href|src)="(/table/static/[^"]+)"', html))
     for script in scripts:
@@ -56,5 +62,6 @@ def test_nothing_else_is_reachable(client: TestClient, path: str) -> None:
     assert client.get(path).status_code == 404
 
 
-def test_an_encounter_address_must_be_an_id(client: TestClient) -> None:
-    assert client.get("/table/encounters/not-an-id").status_code == 422
+@pytest.mark.parametrize("kind", ["encounters", "characters", "units"])
+def test_an_address_must_be_an_id(client: TestClient, kind: str) -> None:
+    assert client.get(f"/table/{kind}/not-an-id").status_code == 422

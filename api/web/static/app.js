@@ -6,6 +6,8 @@ import { drawBoard, drawLegend } from "./board.js";
 import { t, translatePage } from "./i18n.js";
 import { drawLog } from "./log.js";
 import { drawCombatants, drawOrder, drawProcedure, lastMoveAt, orderAt } from "./panels.js";
+import { can, drawMe, loadMe } from "./roles.js";
+import { drawPoints, loadCrews, loadPoints, selectPoint } from "./stops.js";
 import { downloadBundle, drawVerification, loadVerification, runWhatIf } from "./verify.js";
 
 const $ = (id) => document.getElementById(id);
@@ -27,7 +29,11 @@ const page = {
   openRulings: new Set(),
   refreshTimer: null,
   slideTimer: null,
+  me: null, // who the token is (/v1/me), kept in memory only
+  crews: new Map(), // version -> Map(combatant id -> crew), for a fight in a scenario
+  points: [], // the procedure's stops: {version, turn, phase, step, acting}
 };
+
 
 function say(text) {
   $("status").textContent = text;
@@ -77,10 +83,13 @@ function render() {
   const shown = page.shown;
   if (!shown) return;
   const version = shown.version;
+  const crews = page.crews.get(version) || new Map();
   drawProcedure($("procedure"), shown, lang);
-  drawBoard($("board"), shown, lastMoveAt(page.events, version));
+  drawBoard($("board"), shown, lastMoveAt(page.events, version), crews);
   drawOrder($("order"), shown, orderAt(page.events, version));
-  drawCombatants($("combatants"), shown, lang);
+  drawCombatants($("combatants"), shown, lang, { crews, me: page.me });
+  selectPoint(page, version);
+  $("reveal").hidden = !can(page, "reveal") || Boolean(page.live.revealed_seed);
   const slider = $("history");
   slider.max = String(page.live.version);
   slider.value = String(version);
@@ -105,6 +114,8 @@ function renderLog() {
     open: page.openRulings,
     rulingsOnly: $("rulings-only").checked,
     disputesOffered: page.offers.has(DISPUTES),
+    canDispute: can(page, "dispute"),
+    canSettle: can(page, "settle"),
     onDispute: fileDispute,
     onUphold: (id, note) => settle(id, "uphold", { note }),
     onAmend: (id, note, options) => {
@@ -156,7 +167,7 @@ async function refreshLive() {
   page.versions.set(page.live.version, page.live);
   await catchUp();
   if (following) page.shown = page.live;
-  await Promise.all([loadAudit(), loadVerificationPanel()]);
+  await Promise.all([loadAudit(), loadVerificationPanel(), loadCrews(page, page.live.version, say), loadPoints(page, say)]);
   render();
 }
 
@@ -188,6 +199,7 @@ async function showVersion(version) {
       found = await get(`/v1/encounters/${page.id}?version=${version}`);
       page.versions.set(version, found);
     }
+    if (!page.crews.has(version)) await loadCrews(page, version, say);
     if (String(version) === $("history").value) {
       page.shown = found;
       render();
@@ -202,6 +214,7 @@ async function openEncounter(id) {
   say(t(page.lang, "loading"));
   page.id = id;
   page.versions.clear();
+  page.crews.clear();
   try {
     page.live = await get(`/v1/encounters/${id}`);
     page.events = await allEvents(id);
@@ -213,14 +226,18 @@ async function openEncounter(id) {
   page.shown = page.live;
   page.versions.set(page.live.version, page.live);
   page.offers = await offered();
-  await Promise.all([loadAudit(), loadVerificationPanel()]);
+  await loadMe(page, say);
+  await Promise.all([loadAudit(), loadVerificationPanel(), loadCrews(page, page.live.version, say), loadPoints(page, say)]);
+  sessionStorage.setItem("senki.encounter", id); // for the sheets' way back; not a secret
   $("access").hidden = true;
   $("table").hidden = false;
   $("sign-out").hidden = false;
   if (idFromAddress() !== id) history.replaceState(null, "", `/table/encounters/${id}`);
   document.title = `Senki — ${id.slice(0, 8)}`;
-  $("whatif-form").hidden = !page.offers.has(REPLAY);
-  $("whatif-result").textContent = page.offers.has(REPLAY) ? "" : t(page.lang, "notAvailable");
+  const whatIf = page.offers.has(REPLAY) && can(page, "what_if");
+  $("whatif-form").hidden = !whatIf;
+  $("whatif-result").textContent = whatIf ? "" : t(page.lang, page.offers.has(REPLAY) ? "readOnly" : "notAvailable");
+  drawMe(page);
   render();
   say("");
   const last = page.events.length ? page.events[page.events.length - 1].version : 0;
@@ -234,6 +251,8 @@ function wire() {
     sessionStorage.setItem("senki.lang", page.lang);
     translatePage(page.lang);
     drawLegend($("legend"), page.lang);
+    drawMe(page);
+    drawPoints(page);
     render();
   });
   $("access-form").addEventListener("submit", (submitted) => {
@@ -244,6 +263,7 @@ function wire() {
   });
   $("sign-out").addEventListener("click", () => {
     forgetToken();
+    page.me = null;
     if (page.stopStream) page.stopStream();
     location.assign("/table");
   });
@@ -252,6 +272,21 @@ function wire() {
     $("history-out").textContent = `${t(page.lang, "showing")} ${version} ${t(page.lang, "of")} ${page.live.version}`;
     clearTimeout(page.slideTimer);
     page.slideTimer = setTimeout(() => showVersion(version), 120);
+  });
+  $("history-point").addEventListener("change", () => {
+    const version = Number($("history-point").value);
+    if (!version) return;
+    $("history").value = String(version);
+    showVersion(version);
+  });
+  $("reveal").addEventListener("click", async () => {
+    try {
+      await post(`/v1/encounters/${page.id}/reveal`, {});
+      say(t(page.lang, "revealedNow"));
+      refreshLive();
+    } catch (error) {
+      say(error.message);
+    }
   });
   $("live").addEventListener("click", () => {
     $("history").value = String(page.live.version);

@@ -117,7 +117,7 @@ function drawPath(svg, start, path) {
   }));
 }
 
-function drawCombatant(svg, combatant, acting) {
+function drawCombatant(svg, combatant, acting, crew) {
   const at = positionOf(combatant);
   if (!at) return;
   const edge = edgeOf(combatant);
@@ -170,13 +170,30 @@ function drawCombatant(svg, combatant, acting) {
       fill: hp.ratio <= 0.25 ? "#8f1116" : "#146c2e",
     }));
   }
-  group.append(el("title", {}, describeToken(combatant, at, hp)));
+  const pilot = crew && crew.unit_id && crew.pilot_hp !== null ? crew : null;
+  if (hp && pilot) {
+    // GD-HPS-1: the pilot's bar just above the core's, at the ratio they share.
+    const width = CELL * edge - 8;
+    const y = corner.y + CELL * edge - 14;
+    const ratio = pilot.pilot_max_hp > 0 ? Math.max(0, Math.min(1, pilot.pilot_hp / pilot.pilot_max_hp)) : 0;
+    group.append(el("rect", { class: "token-pilot-hp-track", x: corner.x + 4, y, width, height: 4, fill: "#ffffff", stroke: "#16191d", "stroke-width": 0.75 }));
+    group.append(el("rect", { class: "token-pilot-hp-fill", x: corner.x + 4, y, width: width * ratio, height: 4, fill: "#0b57a4" }));
+  }
+  group.append(el("title", {}, describeToken(combatant, at, hp, pilot)));
+  if (crew) {
+    // The token opens the sheet: the core's when it is one, else the pilot's.
+    const link = el("a", { href: crew.unit_id ? `/table/units/${crew.unit_id}` : `/table/characters/${crew.character_id}`, class: "token-link" });
+    link.append(group);
+    svg.append(link);
+    return;
+  }
   svg.append(group);
 }
 
-function describeToken(combatant, at, hp) {
+function describeToken(combatant, at, hp, pilot) {
   const parts = [`${combatant.name} (${combatant.side}) at ${at.x},${at.y}${at.z ? `,${at.z}` : ""}`];
   if (hp) parts.push(`HP ${hp.hp}/${hp.max}`);
+  if (pilot) parts.push(`${pilot.pilot_name} HP ${pilot.pilot_hp}/${pilot.pilot_max_hp}`);
   const injury = combatant.status && combatant.status.injury;
   if (injury && injury !== "none") parts.push(injury);
   return parts.join(", ");
@@ -185,8 +202,9 @@ function describeToken(combatant, at, hp) {
 /**
  * Draw `encounter` into `host`. `move` is the last move of this turn ({combatant, start, path})
  * or null; the acting combatant's weapon range is shown while it may still move or act.
+ * `crews`: combatant id → its pilot (from /crews), for the pilot's bar and the sheet link.
  */
-export function drawBoard(host, encounter, move) {
+export function drawBoard(host, encounter, move, crews = new Map()) {
   const map = { width: 20, height: 20, ...encounter.battle_map };
   const width = MARGIN + map.width * CELL + 2;
   const height = MARGIN + map.height * CELL + 2;
@@ -216,7 +234,7 @@ export function drawBoard(host, encounter, move) {
   }
   if (move && move.path.length) drawPath(svg, move.start, move.path);
   for (const combatant of encounter.combatants) {
-    drawCombatant(svg, combatant, combatant.combatant_id === point.acting);
+    drawCombatant(svg, combatant, combatant.combatant_id === point.acting, crews.get(combatant.combatant_id));
   }
   host.replaceChildren(svg);
 }

@@ -2,17 +2,8 @@
 // (with their text when the audit trail is offered), inputs, outcome, dice and options, and the
 // disputes filed against it with their settlement and corrections beside the original.
 
+import { node } from "./dom.js";
 import { t } from "./i18n.js";
-
-function node(tag, attrs = {}, ...children) {
-  const made = document.createElement(tag);
-  for (const [key, value] of Object.entries(attrs)) {
-    if (key === "class") made.className = value;
-    else made.setAttribute(key, String(value));
-  }
-  made.append(...children.filter((c) => c !== null && c !== undefined));
-  return made;
-}
 
 function json(value) {
   return node("pre", {}, JSON.stringify(value, null, 1));
@@ -128,8 +119,8 @@ function disputeBlock(dispute, ctx) {
       node("del", {}, JSON.stringify(c.previous)), " → ", node("ins", {}, JSON.stringify(c.changes)),
     ))));
   }
-  // Shown to everyone, labelled for the GM: the server refuses anyone else (403, shown).
-  if (dispute.status === "open" && ctx.disputesOffered) block.append(settleForm(dispute, ctx));
+  // Only to a token that may settle (/v1/me); the server refuses anyone else (403) anyway.
+  if (dispute.status === "open" && ctx.disputesOffered && ctx.canSettle) block.append(settleForm(dispute, ctx));
   return block;
 }
 
@@ -182,7 +173,7 @@ function rulingItem(event, ctx) {
   for (const dispute of ctx.disputes.filter((d) => d.ruling === event.version)) {
     details.append(disputeBlock(dispute, ctx));
   }
-  if (ctx.disputesOffered) details.append(disputeForm(event, ctx));
+  if (ctx.disputesOffered && ctx.canDispute) details.append(disputeForm(event, ctx));
   return details;
 }
 

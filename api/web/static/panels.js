@@ -2,17 +2,8 @@
 // board needs from the log (the order rolled, the last move of the phase).
 
 import { hpOf, sideColour } from "./board.js";
+import { hpMeter, node, percent } from "./dom.js";
 import { t } from "./i18n.js";
-
-function node(tag, attrs = {}, ...children) {
-  const made = document.createElement(tag);
-  for (const [key, value] of Object.entries(attrs)) {
-    if (key === "class") made.className = value;
-    else made.setAttribute(key, String(value));
-  }
-  made.append(...children.filter((c) => c !== null && c !== undefined));
-  return made;
-}
 
 const PHASE_EN_JA = {
   setup: "準備", initiative: "イニシアチブ", main_action: "メインアクション", over: "終了",
@@ -20,7 +11,7 @@ const PHASE_EN_JA = {
   reaction: "リアクション",
 };
 
-function phaseWord(word, lang) {
+export function phaseWord(word, lang) {
   if (!word) return "—";
   return lang === "ja" ? PHASE_EN_JA[word] || word : word.replaceAll("_", " ");
 }
@@ -34,10 +25,16 @@ export function drawProcedure(host, encounter, lang) {
   ];
   if (p.acting) parts.push(`${t(lang, "acting")}: ${nameOf(encounter, p.acting)}`);
   if (encounter.ended) parts.push(t(lang, "ended"));
-  const awaiting = p.awaiting.map((a) => `${a.command}${a.combatant ? ` (${a.combatant})` : ""}`);
+  // Grouped by who may issue them, by name (a combatant's id may be a unit's UUID).
+  const byWho = new Map();
+  for (const a of p.awaiting) {
+    const who = a.combatant ? nameOf(encounter, a.combatant) : a.issuer === "gm" ? t(lang, "gm") : a.issuer;
+    byWho.set(who, [...(byWho.get(who) || []), a.command]);
+  }
+  const awaiting = [...byWho].map(([who, commands]) => `${who}: ${commands.join(", ")}`);
   host.replaceChildren(
     node("span", {}, parts.join(" · ")),
-    awaiting.length ? node("span", { class: "note" }, ` — ${t(lang, "awaiting")}: ${awaiting.join(", ")}`) : null,
+    awaiting.length ? node("span", { class: "note" }, ` — ${t(lang, "awaiting")}: ${awaiting.join("; ")}`) : null,
   );
 }
 
@@ -83,33 +80,60 @@ export function drawOrder(host, encounter, order) {
   )));
 }
 
-function hpBar(combatant, lang) {
+function hpBar(combatant, lang, crew) {
   const hp = hpOf(combatant);
   if (!hp) return node("p", { class: "meta" }, t(lang, "hpHidden"));
-  const fill = node("div", { class: `hp-fill${hp.ratio <= 0.25 ? " low" : ""}` });
-  fill.style.width = `${Math.round(hp.ratio * 100)}%`;
-  const track = node("div", {
-    class: "hp-track", role: "meter", "aria-valuemin": 0, "aria-valuemax": hp.max,
-    "aria-valuenow": hp.hp, "aria-label": `${combatant.name} HP`,
-  }, fill);
-  const bar = node("div", { class: "hp" }, node("span", {}, "HP"), track,
-    node("span", {}, `${hp.hp}/${hp.max} (${Math.round(hp.ratio * 100)}%)`));
-  if (!(combatant.sheet && combatant.sheet.body === "assault_core")) return bar;
+  const core = combatant.sheet && combatant.sheet.body === "assault_core";
+  const label = `${combatant.name} HP${core ? ` (${t(lang, "assaultCore")})` : ""}`;
+  if (crew && crew.unit_id) return crewBars(hpMeter(label, hp.hp, hp.max, "AC"), crew, lang);
+  const bar = hpMeter(label, hp.hp, hp.max);
+  if (!core) return bar;
   // GD-HPS-1: the pilot leaves the scenario at the ratio their Assault Core ends on.
   return node("div", {}, bar, node("p", { class: "meta" }, `${t(lang, "sharedRatio")}: ${Math.round(hp.ratio * 100)}% (GD-HPS-1)`));
 }
 
-export function drawCombatants(host, encounter, lang) {
+/** A pilot in an Assault Core: the core's bar, the pilot's bar at the shared ratio, the ratio. */
+function crewBars(coreBar, crew, lang) {
+  if (crew.pilot_hp === null || crew.ratio === null) {
+    return node("div", { class: "crew" }, coreBar, node("p", { class: "meta" }, `${crew.pilot_name}: ${t(lang, "hpHidden")}`));
+  }
+  const label = `${crew.pilot_name} HP (${t(lang, "pilot")})`;
+  const r = crew.ratio;
+  return node(
+    "div", { class: "crew", "data-pilot": crew.character_id },
+    coreBar,
+    hpMeter(label, crew.pilot_hp, crew.pilot_max_hp, t(lang, "pilotHp")),
+    node("p", { class: "shared" }, `${t(lang, "sharedNow")}: ${r.numerator}/${r.denominator} = ${percent(r.value)}`),
+  );
+}
+
+function sheetLinks(crew, lang) {
+  if (!crew) return null;
+  return node(
+    "p", { class: "sheet-links" },
+    crew.unit_id ? node("a", { href: `/table/units/${crew.unit_id}` }, `${t(lang, "sheet")}: ${crew.unit_name}`) : null,
+    node("a", { href: `/table/characters/${crew.character_id}` }, `${t(lang, "pilot")}: ${crew.pilot_name}`),
+  );
+}
+
+/** `extra`: crews by combatant id (from /crews) and who the caller is (from /v1/me), if known. */
+export function drawCombatants(host, encounter, lang, extra = {}) {
+  const crews = extra.crews || new Map();
+  const me = extra.me || null;
   host.replaceChildren(...encounter.combatants.map((c) => {
     const status = c.status || {};
+    const crew = crews.get(c.combatant_id);
     const tags = (status.statuses || []).map((s) => node("li", {}, `${s.name} ${s.effect_value} (${s.turns_left})`));
     if (status.injury && status.injury !== "none") tags.unshift(node("li", { class: "injury" }, status.injury));
     const where = status.position ? `(${status.position.x},${status.position.y}${status.position.z ? `,${status.position.z}` : ""})` : "";
+    const mine = me && me.member_id && me.member_id === c.controller;
     const item = node(
       "li", { class: `combatant side-${c.side}`, "data-combatant": c.combatant_id },
       node("span", { class: "name" }, c.name), " ",
+      mine ? node("span", { class: "you" }, `(${t(lang, "you")}) `) : null,
       node("span", { class: "meta" }, `${c.side} · ${c.controller} ${where}${c.hidden ? " · hidden" : ""}${c.sheet && c.sheet.body === "assault_core" ? ` · ${t(lang, "assaultCore")}` : ""}`),
-      hpBar(c, lang),
+      hpBar(c, lang, crew),
+      sheetLinks(crew, lang),
       tags.length ? node("ul", { class: "tags", "aria-label": "statuses" }, ...tags) : node("p", { class: "meta" }, t(lang, "noStatuses")),
     );
     item.style.borderLeftColor = sideColour(c.side);

@@ -2,17 +2,8 @@
 // recomputes, the audit bundle to download, and a replay under other options.
 
 import { ApiError, get, post } from "./api.js";
+import { node } from "./dom.js";
 import { t } from "./i18n.js";
-
-function node(tag, attrs = {}, ...children) {
-  const made = document.createElement(tag);
-  for (const [key, value] of Object.entries(attrs)) {
-    if (key === "class") made.className = value;
-    else made.setAttribute(key, String(value));
-  }
-  made.append(...children.filter((c) => c !== null && c !== undefined));
-  return made;
-}
 
 function fact(term, value) {
   return [node("dt", {}, term), node("dd", {}, value)];
