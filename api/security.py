@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import AsyncIterator, Iterable
 from typing import Annotated
 from uuid import UUID
 
-from fastapi import Depends, HTTPException
+from fastapi import Depends, HTTPException, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from starlette.concurrency import run_in_threadpool
 
 from api.deps import RuntimeDep
+from infra.bootstrap import Runtime
 from infra.services.campaigns import InvalidToken, Principal, PrincipalRole
 
 bearer = HTTPBearer(auto_error=False, description="A Senki token: senki.<campaign>.<id>.<secret>")
@@ -20,10 +22,31 @@ MEMBERS: tuple[PrincipalRole, ...] = ("gm", "player", "viewer")
 GM_ONLY: tuple[PrincipalRole, ...] = ("gm",)
 
 
-def principal(
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+
+
+async def principal(
+    request: Request,
     runtime: RuntimeDep,
     credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)],
-) -> Principal:
+) -> AsyncIterator[Principal]:
+    """The caller, checked on the event loop when the cache can vouch for its token (no
+    thread hop); only a check that needs the database goes to a thread.
+
+    Every route that writes takes a principal, so this is also where a write tells this
+    process's caches that they may be stale: after the route ran, before the answer leaves,
+    so the caller's next read already sees its own write."""
+    who = await _check(runtime, credentials)
+    if request.method in SAFE_METHODS:
+        yield who
+        return
+    try:
+        yield who
+    finally:
+        runtime.append_watch.bump()
+
+
+async def _check(runtime: Runtime, credentials: HTTPAuthorizationCredentials | None) -> Principal:
     if credentials is None:
         raise HTTPException(
             401,
@@ -31,13 +54,19 @@ def principal(
             "when it is created, others are issued by its GM",
             headers={"WWW-Authenticate": "Bearer"},
         )
+    token = credentials.credentials
     try:
-        return runtime.campaigns.authenticate(credentials.credentials)
+        known = runtime.campaigns.cached_principal(token)
+        if known is not None:
+            return known
+        return await run_in_threadpool(runtime.campaigns.authenticate, token)
     except InvalidToken as error:
         raise HTTPException(401, str(error), headers={"WWW-Authenticate": "Bearer"}) from None
 
 
-PrincipalDep = Annotated[Principal, Depends(principal)]
+# Function scope: the code after `yield` runs when the route returns, before the response
+# is sent (request scope would run it only after sending).
+PrincipalDep = Annotated[Principal, Depends(principal, scope="function")]
 
 
 def require(who: Principal, campaign_id: UUID, roles: Iterable[PrincipalRole]) -> None:

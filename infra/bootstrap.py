@@ -8,12 +8,15 @@ from importlib.metadata import PackageNotFoundError
 from importlib.metadata import version as package_version
 
 from api.ports import LogHeadView, ProjectionPositionView, Unavailable
+from domain.campaign.campaign import Campaign
+from domain.campaign.character import Character
 from domain.catalog import registry
 from infra.database import Database, DatabaseUnavailable, DatabaseUrls
 from infra.dice_key import load_dice_key
 from infra.projector.background import BackgroundProjector
 from infra.projector.reads import ReadModels
 from infra.projector.runner import Projector
+from infra.services.append_watch import AppendWatch
 from infra.services.audit import AuditService
 from infra.services.campaigns import CampaignService
 from infra.services.characters import CharacterService
@@ -23,6 +26,7 @@ from infra.services.executor import Executor
 from infra.services.roll_log import RollLogService
 from infra.services.scenarios import ScenarioService
 from infra.services.units import UnitService
+from infra.services.watched_states import WatchedStates
 from infra.settings import Settings
 from infra.store.ledger import Ledger, is_unavailable, open_ledger
 from infra.store.migrate import SCHEMA_VERSION, migrate, schema_version
@@ -56,6 +60,11 @@ class Runtime:
         self.roll_logs = RollLogService(self.executor, self.dice_key, utc_now)
         self.encounters = EncounterService(self.executor, self.dice_key, utc_now)
         self.campaigns = CampaignService(self.executor, self.dice_key, utc_now)
+        # Token checks and sheet reads skip the database while no append is heard
+        # (infra/services/watched_states.py).
+        self.append_watch = AppendWatch(self.urls.service, shards=len(self.ledger.shards))
+        self.campaigns.access = WatchedStates[Campaign](self.append_watch)
+        self.character_states = WatchedStates[Character](self.append_watch)
         self.disputes = DisputeService(self.executor, utc_now)
         self.audit = AuditService(self.ledger, self.executor)
         self.characters = CharacterService(self.executor, utc_now)
@@ -97,6 +106,7 @@ class Runtime:
         ]
 
     def close(self) -> None:
+        self.append_watch.stop()
         if self.projector is not None:
             self.projector.stop()
         self.read_models.close()

@@ -6,21 +6,26 @@ names the versions it was computed from, so a site polling it gets 304 until som
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Annotated, Any, Literal
 from uuid import UUID
 
 from fastapi import APIRouter, Depends, Header, Query, Request, Response, status
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel, ConfigDict, Field, JsonValue
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, TypeAdapter
+from starlette.concurrency import run_in_threadpool
 
 from api.deps import RuntimeDep
 from api.resources import not_modified, require_reader
 from api.security import WRITERS, PrincipalDep, require
+from api.sheet_bodies import RenderedSheets, json_response
 from api.sheet_schemas import CharacterPublic, RatioPublic, UnitPublic
 from api.writes import etag, idempotency_key
 from domain import ccfolia
 from domain.campaign import character_commands as ch
+from domain.campaign.character import Character
+from infra.bootstrap import Runtime
 from infra.services import characters
 from infra.services.executor import Idempotency
 
@@ -50,6 +55,10 @@ CCFOLIA_RESPONSE: dict[int | str, dict[str, Any]] = {
 
 class CharacterSheet(CharacterPublic):
     stats: dict[str, int] = Field(description="Effective stats: base plus equipment.")
+
+
+SHEET_JSON = TypeAdapter(CharacterSheet)
+RENDERED = RenderedSheets()
 
 
 class UnitSheet(UnitPublic):
@@ -126,30 +135,44 @@ def _clipboard(answer: dict[str, Any], level: int, url: str) -> JSONResponse:
 @router.get(
     "/characters/{character_id}/sheet", response_model=CharacterSheet, responses=CCFOLIA_RESPONSE
 )
-def character_sheet(
+async def character_sheet(
     character_id: UUID,
     request: Request,
     runtime: RuntimeDep,
     who: PrincipalDep,
-    response: Response,
     shape: FormatQuery = "json",
     if_none_match: Annotated[str | None, Header()] = None,
 ) -> Any:
     """A pilot's sheet: effective stats, HP now and max, carried ratio, injuries, lost."""
-    state, version = runtime.characters.get(character_id)
+    state, version = await _character(runtime, character_id)
     require_reader(who, state.campaign_id)
     tag = str(version) if shape == "json" else f"{version}.{shape}"
     unchanged = not_modified(if_none_match, tag)
     if unchanged is not None:
         return unchanged
-    answer = characters.sheet(state, version)
     if shape == "ccfolia":
         url = str(request.url_for("character_sheet", character_id=character_id))
-        clipboard = _clipboard(answer, state.level, url)
+        clipboard = _clipboard(characters.sheet(state, version), state.level, url)
         clipboard.headers["ETag"] = f'"{tag}"'
         return clipboard
-    etag(response, version)
-    return CharacterSheet.model_validate(answer)
+    body = RENDERED.body(character_id, state, version, lambda: _sheet_json(state, version))
+    return json_response(body, tag)
+
+
+async def _character(runtime: Runtime, character_id: UUID) -> tuple[Character, int]:
+    """The character from memory while no append was heard (no thread hop, no query),
+    else from the log on a thread. The route is async for the first case."""
+    states = runtime.character_states
+    known = states.get(character_id)
+    if known is not None:
+        return known
+    read = partial(runtime.characters.get, character_id)
+    return await run_in_threadpool(states.load, character_id, read)
+
+
+def _sheet_json(state: Character, version: int) -> bytes:
+    """The sheet as FastAPI would render it through the response model."""
+    return SHEET_JSON.dump_json(CharacterSheet.model_validate(characters.sheet(state, version)))
 
 
 @router.get("/units/{unit_id}/sheet", response_model=UnitSheet, responses=CCFOLIA_RESPONSE)

@@ -26,6 +26,7 @@ from domain.campaign import campaign_commands as cc
 from domain.campaign.campaign import Campaign, Options, Role, RulesetId
 from domain.events import DomainEvent
 from infra.services.executor import NO_GUARD, Executor, Idempotency, Response, Write, new_stream_id
+from infra.services.watched_states import WatchedStates
 
 PrincipalRole = Literal["gm", "player", "viewer", "site"]
 
@@ -70,6 +71,8 @@ class CampaignService:
         self.executor = executor
         self.master_key = master_key
         self.clock = clock
+        # Set by the composition root; None: every token check reads the log.
+        self.access: WatchedStates[Campaign] | None = None
 
     def _with_token(self, answer: Response) -> Response:
         """Show the bearer token that the answer's token id stands for (derived, not stored)."""
@@ -193,18 +196,32 @@ class CampaignService:
 
     def authenticate(self, token: str) -> Principal:
         """The principal a bearer token stands for, or InvalidToken."""
-        parts = token.split(".")
-        if len(parts) != 4 or parts[0] != "senki":
-            raise InvalidToken("not a Senki token: it should look like senki.<…>.<…>.<…>")
+        known = self.cached_principal(token)
+        if known is not None:
+            return known
+        campaign_id, token_id, secret = read_token(token)
+        ticket = self.access.ticket() if self.access is not None else None
         try:
-            campaign_id = UUID(hex=parts[1])
-        except ValueError:
-            raise InvalidToken("the token names no campaign") from None
-        try:
-            state = self.executor.load(campaign.KIND, campaign_id).state
+            state, version = self.get(campaign_id)
         except LookupError:
             raise InvalidToken("the token's campaign does not exist") from None
-        return _principal(state, parts[2], parts[3])
+        if self.access is not None:
+            self.access.put(ticket, campaign_id, state, version)
+        return _principal(state, token_id, secret)
+
+    def cached_principal(self, token: str) -> Principal | None:
+        """The principal from the access cache, without I/O; None when only the log can tell.
+
+        A token the cached state refuses is checked against the log too: it may have been
+        issued since (a refusal is never served from the cache, only an acceptance)."""
+        campaign_id, token_id, secret = read_token(token)
+        known = self.access.get(campaign_id) if self.access is not None else None
+        if known is None:
+            return None
+        try:
+            return _principal(known[0], token_id, secret)
+        except InvalidToken:
+            return None
 
     def _run(
         self,
@@ -212,14 +229,31 @@ class CampaignService:
         decide: Callable[[Campaign], list[DomainEvent]],
         write: Write = NO_GUARD,
     ) -> Response:
-        return self.executor.execute(
-            campaign.KIND,
-            campaign_id,
-            decide,
-            describe,
-            expected_version=write.expected_version,
-            idempotency=write.idempotency,
-        )
+        try:
+            return self.executor.execute(
+                campaign.KIND,
+                campaign_id,
+                decide,
+                describe,
+                expected_version=write.expected_version,
+                idempotency=write.idempotency,
+            )
+        finally:
+            # Every command that can take access away (revoke, remove, change role) runs
+            # here: drop the cached states before answering, not when our NOTIFY comes back.
+            if self.access is not None:
+                self.access.written()
+
+
+def read_token(token: str) -> tuple[UUID, str, str]:
+    """(campaign id, token id, secret) of a bearer token, or InvalidToken if malformed."""
+    parts = token.split(".")
+    if len(parts) != 4 or parts[0] != "senki":
+        raise InvalidToken("not a Senki token: it should look like senki.<…>.<…>.<…>")
+    try:
+        return UUID(hex=parts[1]), parts[2], parts[3]
+    except ValueError:
+        raise InvalidToken("the token names no campaign") from None
 
 
 def _principal(state: Campaign, token_id: str, secret: str) -> Principal:

@@ -1,0 +1,208 @@
+"""Hearing every append to the event log, to know when a state held in memory is still the latest.
+
+The event store NOTIFYs `events_<shard>` in the transaction of every append, with the ids of
+the streams it appended to as the payload (infra/store/recorder.py), so a connection that
+LISTENs hears each commit moments after it happened. The watch turns that into a generation
+number that grows on every append heard, and remembers the generation at which each stream was
+last appended to: a stream's state read from the log after taking ticket g is still the latest
+while no append to that stream, and nothing that voids every ticket, came after g. Anything
+that makes the watch unsure voids every ticket, so caches only ever miss more, never serve a
+stale state:
+
+- the listening connection was lost or not yet opened: no ticket at all (read the database);
+- it has not proved itself alive (a NOTIFY or a heartbeat query) within `trust_s`: no ticket,
+  so a connection that hangs without failing bounds how long a revocation can go unheard;
+- this process wrote: `bump()` at once, without waiting for its own NOTIFY to come back;
+- a NOTIFY without stream ids (an append of very many streams), or more streams remembered
+  than `streams_kept`.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import select
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+from uuid import UUID
+
+import psycopg
+from psycopg import sql
+
+log = logging.getLogger(__name__)
+_CONNECT: dict[str, Any] = {
+    "autocommit": True,
+    "connect_timeout": 5,
+    "application_name": "senki-append-watch",
+}
+
+
+@dataclass(frozen=True)
+class WatchOptions:
+    heartbeat_s: float = 0.5  # a quiet connection runs `SELECT 1` this often
+    trust_s: float = 2.0  # no tickets if the connection was last heard longer ago than this
+    retry_s: float = 1.0  # wait before listening again after the connection was lost
+    streams_kept: int = 100_000  # generations of the streams last appended to
+
+
+class AppendWatch:
+    """One LISTENing connection per process, on a thread of its own, started on first use."""
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        shards: int,
+        options: WatchOptions | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.url = url
+        self.channels = [f"events_{shard}" for shard in range(shards)]
+        self.options = options or WatchOptions()
+        self.clock = clock
+        self.generation = 0
+        self.voided_at = 0  # the generation of the last event that voided every ticket
+        self._appended: dict[UUID, int] = {}  # stream → generation of its last append heard
+        self.listening = False
+        self.heard_at = float("-inf")
+        self._changed = threading.Condition()
+        self._thread: threading.Thread | None = None
+        self._stop = threading.Event()
+        self._wake_read, self._wake_write = os.pipe()
+
+    def ticket(self) -> int | None:
+        """The current generation, or None when the watch cannot vouch for anything."""
+        self._start()
+        generation = self.generation  # read before the checks: a bump in between only misses
+        if not self.listening or self.clock() - self.heard_at > self.options.trust_s:
+            return None
+        return generation
+
+    def still(self, ticket: int, stream_id: UUID | None = None) -> bool:
+        """Nothing was appended to the stream (to any stream, without one), or could have
+        been unheard, since `ticket` was taken."""
+        current = self.ticket()
+        if current is None or stream_id is None:
+            return current == ticket
+        return self.voided_at <= ticket and self._appended.get(stream_id, 0) <= ticket
+
+    def bump(self) -> None:
+        """Something may have changed: every ticket taken so far is void."""
+        with self._changed:
+            self.generation += 1
+            self.voided_at = self.generation
+            self._changed.notify_all()
+
+    def appended(self, payload: str) -> None:
+        """An append was heard: void the tickets of the streams it names (all, if none)."""
+        try:
+            streams = [UUID(text) for text in payload.split(",")] if payload else []
+        except ValueError:
+            streams = []  # not ours to read: assume the worst
+        if not streams:
+            self.bump()
+            return
+        with self._changed:
+            self.generation += 1
+            for stream in streams:
+                self._appended[stream] = self.generation
+            if len(self._appended) > self.options.streams_kept:
+                self._appended.clear()
+                self.voided_at = self.generation
+            self._changed.notify_all()
+
+    def wait_past(self, ticket: int, timeout: float) -> bool:
+        """Block until the generation moved past `ticket` (an append was heard), or timeout."""
+        with self._changed:
+            return self._changed.wait_for(lambda: self.generation > ticket, timeout)
+
+    def wait_listening(self, timeout: float) -> bool:
+        """Block until tickets are given out (the connection listens), or timeout."""
+        self._start()
+        with self._changed:
+            return self._changed.wait_for(lambda: self.ticket() is not None, timeout)
+
+    def stop(self) -> None:
+        """Stop listening for good (tickets are refused from now on) and close the connection.
+        Safe to call again."""
+        with self._changed:
+            if self._stop.is_set():
+                return
+            self._stop.set()
+        os.write(self._wake_write, b"x")
+        thread, self._thread = self._thread, None
+        if thread is not None:
+            thread.join(timeout=10)
+        self._set_listening(False)
+        for end in (self._wake_read, self._wake_write):
+            os.close(end)
+
+    def _start(self) -> None:
+        if self._thread is not None or self._stop.is_set():
+            return
+        with self._changed:  # a reentrant lock: ticket() may be called holding it
+            if self._thread is None and not self._stop.is_set():
+                self._thread = threading.Thread(target=self._run, name="append-watch", daemon=True)
+                self._thread.start()
+
+    def _run(self) -> None:
+        failures = 0
+        while not self._stop.is_set():
+            try:
+                with psycopg.connect(self.url, **_CONNECT) as conn:
+                    failures = 0
+                    self._listen(conn)
+            except psycopg.Error as error:
+                # Once per outage, not once per retry: the caches are bypassed meanwhile.
+                failures += 1
+                if failures == 1:
+                    log.warning("append watch cannot listen (%s); caches bypassed", error)
+            except Exception:  # a bug here must not end the thread (caches stay bypassed)
+                log.exception("append watch failed; caches bypassed")
+            finally:
+                self._set_listening(False)
+            self._wait(self.options.retry_s)
+
+    def _listen(self, conn: psycopg.Connection[Any]) -> None:
+        conn.add_notify_handler(lambda notify: self._heard(notify.payload))
+        for channel in self.channels:
+            conn.execute(sql.SQL("LISTEN {}").format(sql.Identifier(channel)))
+        # From here on every commit is heard; what was read before may be stale.
+        self._set_listening(True)
+        while not self._stop.is_set():
+            if self._wait(self.options.heartbeat_s, conn.fileno()):
+                self._drain(conn)  # a NOTIFY (or the server closing) made the socket readable
+            elif not self._stop.is_set():
+                conn.execute("SELECT 1")  # quiet: prove the connection is alive
+                self._drain(conn)
+                self._heard(None)
+
+    def _drain(self, conn: psycopg.Connection[Any]) -> None:
+        """Hear every NOTIFY that reached the socket (those read during a query already were,
+        by the handler)."""
+        conn.pgconn.consume_input()  # raises once the server has closed the connection
+        while (notify := conn.pgconn.notifies()) is not None:
+            self._heard(notify.extra.decode())
+
+    def _wait(self, seconds: float, fileno: int | None = None) -> bool:
+        """Sleep up to `seconds`; True if the connection's socket became readable."""
+        watched = [self._wake_read] if fileno is None else [self._wake_read, fileno]
+        readable, _, _ = select.select(watched, [], [], seconds)
+        return fileno is not None and fileno in readable and not self._stop.is_set()
+
+    def _heard(self, payload: str | None) -> None:
+        """The connection spoke: a heartbeat (None), or an append's NOTIFY and its payload."""
+        self.heard_at = self.clock()
+        if payload is not None:
+            self.appended(payload)
+
+    def _set_listening(self, listening: bool) -> None:
+        with self._changed:
+            self.generation += 1  # whatever was held while (not) listening is suspect now
+            self.voided_at = self.generation
+            self.listening = listening
+            self.heard_at = self.clock()
+            self._changed.notify_all()

@@ -1,0 +1,132 @@
+"""The append watch on real PostgreSQL: given a listening watch, when its connection is lost or
+falls silent, then it gives out no ticket (caches go to the database) until it listens again."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+
+import psycopg
+import pytest
+
+from domain.campaign.campaign import Campaign
+from infra.services.append_watch import AppendWatch, WatchOptions
+from infra.services.watched_states import WatchedStates
+
+pytestmark = pytest.mark.postgres
+
+WAIT_S = 10.0  # generous: only a broken watch ever waits this long
+
+
+class Clock:
+    """A monotonic clock the test moves by hand."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+def clock() -> Clock:
+    return Clock()
+
+
+@pytest.fixture
+def watch(app_url: str, clock: Clock) -> Iterator[AppendWatch]:
+    # Heartbeats far apart, so that only the test moves the clock past the trust window.
+    options = WatchOptions(heartbeat_s=60.0, trust_s=2.0, retry_s=0.05)
+    found = AppendWatch(app_url, shards=1, options=options, clock=clock)
+    assert found.wait_listening(WAIT_S)
+    yield found
+    found.stop()
+
+
+def kept(watch: AppendWatch) -> tuple[WatchedStates[Campaign], uuid.UUID]:
+    """A cache holding one campaign state under the watch's current ticket."""
+    states: WatchedStates[Campaign] = WatchedStates(watch)
+    campaign = Campaign(id=uuid.uuid4())
+    states.put(watch.ticket(), campaign.id, campaign, 1)
+    assert states.get(campaign.id) == (campaign, 1)
+    return states, campaign.id
+
+
+def test_a_watch_not_heard_from_within_its_trust_window_vouches_for_nothing(
+    watch: AppendWatch, clock: Clock
+) -> None:
+    states, campaign_id = kept(watch)
+
+    clock.now += 2.5  # a connection that hangs without failing sends nothing either
+
+    assert watch.ticket() is None
+    assert states.get(campaign_id) is None
+
+
+def test_a_lost_connection_voids_every_ticket_and_the_watch_listens_again(
+    watch: AppendWatch, owner_url: str
+) -> None:
+    states, campaign_id = kept(watch)
+    ticket = watch.ticket()
+    assert ticket is not None
+
+    with psycopg.connect(owner_url, autocommit=True) as admin:
+        admin.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+            "WHERE application_name = 'senki-append-watch' AND datname = current_database()"
+        )
+
+    assert watch.wait_past(ticket, WAIT_S)
+    assert states.get(campaign_id) is None
+    assert watch.wait_listening(WAIT_S)
+    assert watch.ticket() not in (None, ticket)
+
+
+def test_a_stopped_watch_gives_no_tickets(watch: AppendWatch) -> None:
+    states, campaign_id = kept(watch)
+
+    watch.stop()
+
+    assert watch.ticket() is None
+    assert states.get(campaign_id) is None
+
+
+def test_an_append_voids_only_the_states_of_the_streams_it_names(
+    watch: AppendWatch, app_url: str
+) -> None:
+    """Given two campaigns held in memory, when another process appends to one of them, then
+    the other is still served from memory: play in one campaign does not slow another's
+    token checks and sheet reads."""
+    from domain.events import DomainEvent
+    from infra.store.ledger import StreamWrite, open_ledger
+    from tests.contract.test_event_store import REGISTRY, opened
+
+    states, quiet = kept(watch)
+    busy = Campaign(id=uuid.uuid4())
+    states.put(watch.ticket(), busy.id, busy, 1)
+    ticket = watch.ticket()
+    assert ticket is not None
+    elsewhere = open_ledger(app_url, registry=REGISTRY)
+    try:
+        event: DomainEvent = opened()
+        elsewhere.append([StreamWrite(busy.id, 0, [event])])
+    finally:
+        elsewhere.close()
+
+    assert watch.wait_past(ticket, WAIT_S)
+    assert states.get(busy.id) is None
+    assert states.get(quiet) is not None
+
+
+def test_a_notify_that_names_no_stream_voids_every_state(
+    watch: AppendWatch, owner_url: str
+) -> None:
+    states, campaign_id = kept(watch)
+    ticket = watch.ticket()
+    assert ticket is not None
+
+    with psycopg.connect(owner_url, autocommit=True) as admin:
+        admin.execute("NOTIFY events_0")  # as an append of more streams than a payload holds
+
+    assert watch.wait_past(ticket, WAIT_S)
+    assert states.get(campaign_id) is None
