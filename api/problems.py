@@ -165,7 +165,7 @@ def install(app: FastAPI) -> None:
             503,
             "read-model-building",
             "Read model not built yet",
-            f"{error} Retry in a few seconds.",
+            str(error),  # it says to retry shortly; Retry-After says when
         )
         response.headers["Retry-After"] = "2"
         return response
@@ -176,6 +176,18 @@ def install(app: FastAPI) -> None:
 
     @app.exception_handler(Exception)
     async def unexpected(request: Request, error: Exception) -> JSONResponse:
+        if _database_down(error):
+            # A pooled connection that died with a database restart fails one write; the
+            # client's retry (same Idempotency-Key) gets a fresh connection.
+            log.warning("database unavailable: %s %s: %s", request.method, request.url, error)
+            response = problem(
+                503,
+                "unavailable",
+                "Database unavailable",
+                "PostgreSQL did not answer; retry with the same Idempotency-Key.",
+            )
+            response.headers["Retry-After"] = "1"
+            return response
         # Logged with its traceback for the operator; the client gets no internals.
         log.exception("unhandled error on %s %s", request.method, request.url.path)
         return problem(
@@ -184,3 +196,12 @@ def install(app: FastAPI) -> None:
             "Internal error",
             "Senki hit an unexpected error; it is logged. Retry with the same Idempotency-Key.",
         )
+
+
+# The driver's and the pool's "cannot reach the database" errors, by name: the API knows no
+# driver (infra.store.ledger.is_unavailable is the same test on the infra side).
+_UNAVAILABLE = frozenset({"OperationalError", "InterfaceError", "PoolTimeout"})
+
+
+def _database_down(error: BaseException) -> bool:
+    return any(cls.__name__ in _UNAVAILABLE for cls in type(error).__mro__)

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import hashlib
-from typing import Annotated
+import json
+from typing import Annotated, Any
 
 from fastapi import Header, HTTPException, Request, Response
 
@@ -28,6 +29,7 @@ async def idempotency_key(
     if key is None:
         raise HTTPException(400, f"every POST needs an {KEY_HEADER} header (e.g. a fresh UUID)")
     body = await request.body()
+    _refuse_nul(body)
     fingerprint = hashlib.sha256(
         request.method.encode() + b" " + request.url.path.encode() + b"\n" + body
     ).hexdigest()
@@ -36,6 +38,31 @@ async def idempotency_key(
     return Idempotency(
         key=f"{hashlib.sha256(token.encode()).hexdigest()[:16]}:{key}", fingerprint=fingerprint
     )
+
+
+def _refuse_nul(body: bytes) -> None:
+    """PostgreSQL text and jsonb cannot hold U+0000, so no stored answer or event may carry it:
+    refuse it up front, for every write, rather than fail while storing (a 500)."""
+    if b"\\u0000" not in body:
+        return  # fast path: the escape (JSON's only way to write U+0000) is not there at all
+    try:
+        parsed = json.loads(body)
+    except ValueError:
+        return  # not JSON: the route's own validation says what is wrong
+    if _holds_nul(parsed):
+        raise HTTPException(
+            422, "text may not contain the NUL character (\\u0000): remove it and send again"
+        )
+
+
+def _holds_nul(value: Any) -> bool:
+    if isinstance(value, str):
+        return "\x00" in value
+    if isinstance(value, dict):
+        return any(_holds_nul(k) or _holds_nul(v) for k, v in value.items())
+    if isinstance(value, list):
+        return any(_holds_nul(item) for item in value)
+    return False
 
 
 def if_match(

@@ -43,6 +43,15 @@ def test_a_post_without_an_idempotency_key_is_refused(client: TestClient) -> Non
     assert "Idempotency-Key" in response.json()["detail"]
 
 
+def test_text_holding_a_nul_character_is_a_422_not_a_500(client: TestClient) -> None:
+    """PostgreSQL cannot store U+0000 in text or jsonb (Schemathesis found it in an option
+    name): the write is refused up front and nothing is stored."""
+    body = {"name": "a", "gm_member_id": "gm", "options": {"\x00odd": False}}
+    response = client.post("/v1/campaigns", headers=key(), json=body)
+    assert response.status_code == 422
+    assert "NUL" in response.json()["detail"]
+
+
 def test_bad_house_rules_are_a_422_naming_the_option(client: TestClient) -> None:
     response = client.post(
         "/v1/campaigns",

@@ -38,3 +38,24 @@ def test_an_unexpected_error_is_a_500_problem_without_internals() -> None:
     assert response.headers["content-type"] == "application/problem+json"
     assert "boom" not in response.text
     assert "Traceback" not in response.text
+
+
+class OperationalError(Exception):
+    """Named as the driver names a lost connection (psycopg.OperationalError)."""
+
+
+class RestartedDatabase(DownDatabase):
+    """A pooled connection died with a database restart: the driver's error surfaces."""
+
+    def log_heads(self) -> list[LogHeadView]:
+        raise OperationalError("consuming input failed: server closed the connection")
+
+
+def test_a_connection_lost_to_a_restart_is_a_503_to_retry_not_a_500() -> None:
+    app = create_app(RestartedDatabase, lambda _: None)
+    with TestClient(app, raise_server_exceptions=False) as client:
+        response = client.get("/v1/log/head")
+    assert response.status_code == 503
+    assert response.headers["retry-after"] == "1"
+    assert response.json()["type"].endswith("/unavailable")
+    assert "server closed" not in response.text
