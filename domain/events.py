@@ -7,6 +7,7 @@ moving a class does not orphan the log; an old shape is read through an upcaster
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterable
 from datetime import datetime
 from typing import Any, ClassVar
@@ -62,6 +63,20 @@ class EventRegistry:
         return f"{event.event_type}.v{event.version}"
 
     def decode(self, topic: str, data: JsonObject) -> DomainEvent:
+        cls, stored_version = self._class_of(topic)
+        for version in range(stored_version, cls.version):
+            data = self._upcasters[(cls.event_type, version)](data)
+        return cls.model_validate(data)
+
+    def decode_json(self, topic: str, text: bytes) -> DomainEvent:
+        """`decode` of the stored JSON text: in one step when no upcaster applies (the
+        projector decodes every event of the log, and this is about twice as fast)."""
+        cls, stored_version = self._class_of(topic)
+        if stored_version == cls.version:
+            return cls.model_validate_json(text)
+        return self.decode(topic, json.loads(text))
+
+    def _class_of(self, topic: str) -> tuple[type[DomainEvent], int]:
         event_type, _, version_text = topic.rpartition(".v")
         cls = self._classes.get(event_type)
         if cls is None or not version_text.isdigit():
@@ -71,9 +86,7 @@ class EventRegistry:
             raise UnknownEventType(
                 f"{topic!r} is newer than this build (v{cls.version}); upgrade Senki"
             )
-        for version in range(stored_version, cls.version):
-            data = self._upcasters[(event_type, version)](data)
-        return cls.model_validate(data)
+        return cls, stored_version
 
     def known_types(self) -> Iterable[str]:
         return sorted(self._classes)

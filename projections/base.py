@@ -8,8 +8,9 @@ changes are batched and when the tracking position moves is the projector's busi
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property, partial
 from typing import Any, ClassVar, Protocol
 
 from domain.events import DomainEvent
@@ -41,16 +42,47 @@ class Table:
     lookup: bool = True
 
     def key_of(self, row: Mapping[str, Any]) -> Key:
-        return tuple(row[name] for name in self.key)
+        return tuple([row[name] for name in self.key])
 
-    @property
+    @cached_property
     def column_names(self) -> tuple[str, ...]:
         return tuple(c.name for c in self.columns)
 
 
+class Later:
+    """A column value worked out only if its row is written: `Later(function, *args)`.
+
+    A projector writes each key once per batch, the last row put under it; a row replaced
+    within the batch never needs its costly columns (a sheet's JSON state, say, redone on
+    every event of a churning pilot). The arguments must not change afterwards (states are
+    frozen models), so that working it out later gives what working it out now would.
+    """
+
+    __slots__ = ("_call",)
+
+    def __init__(self, function: Callable[..., Any], *args: Any, **kwargs: Any) -> None:
+        self._call = partial(function, *args, **kwargs)
+
+    def value(self) -> Any:
+        return self._call()
+
+
+def settled(row: Row) -> Row:
+    """The row as stored: every `Later` in it worked out (the row itself if there is none)."""
+    for value in row.values():
+        if type(value) is Later:
+            return {k: v.value() if type(v) is Later else v for k, v in row.items()}
+    return row
+
+
+def now(value: Any) -> Any:
+    """A column value read back by a handler: worked out if it was left for later."""
+    return value.value() if isinstance(value, Later) else value
+
+
 @dataclass(frozen=True)
 class Put:
-    """Insert the row, or replace the row with the same key."""
+    """Insert the row, or replace the row with the same key (values may be `Later`)."""
 
     table: str
     row: Row
@@ -68,7 +100,11 @@ Change = Put | Delete
 
 
 class Rows(Protocol):
-    """The projection's own rows as they stand after every change handed back so far."""
+    """The projection's own rows as they stand after every change handed back so far.
+
+    Read-only: a handler changes a row by putting a new one (`row | {...}`). A row put in the
+    current batch may still hold `Later` values: read those through `now`.
+    """
 
     def get(self, table: str, key: Key) -> Row | None: ...
 
@@ -114,8 +150,19 @@ def position_of(recorded: Recorded) -> int:
 def field(event: object, name: str) -> Any:
     """A field of any event, or None: generic models read events they were not written for."""
     # Looked up in the model's fields first: a missing attribute on a pydantic model raises
-    # inside __getattr__, which costs more than the rest of a handler.
-    fields = getattr(type(event), "model_fields", None)
+    # inside __getattr__, which costs more than the rest of a handler. The field names are
+    # remembered per class: pydantic builds `model_fields` anew on every access.
+    fields = _fields_of(type(event))
     if fields is not None and name not in fields:
         return None
     return getattr(event, name, None)
+
+
+_FIELDS: dict[type, frozenset[str] | None] = {}
+
+
+def _fields_of(cls: type) -> frozenset[str] | None:
+    if cls not in _FIELDS:
+        fields = getattr(cls, "model_fields", None)
+        _FIELDS[cls] = frozenset(fields) if fields is not None else None
+    return _FIELDS[cls]

@@ -105,7 +105,8 @@ def _campaign_of(event: DomainEvent, stream: UUID, rows: Rows) -> UUID | None:
         if isinstance(owner, UUID):
             found = rows.get(STREAMS, (owner,))
             if found is not None:
-                return UUID(str(found["campaign_id"]))
+                campaign_id = found["campaign_id"]
+                return campaign_id if isinstance(campaign_id, UUID) else UUID(str(campaign_id))
     return None
 
 

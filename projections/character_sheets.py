@@ -2,7 +2,9 @@
 
 Each row keeps its aggregate's state as JSON and moves it with the aggregate's own `evolve`,
 then derives the shown columns with `domain.campaign.derived`: the sheet cannot disagree with
-the aggregate, and a new derived column needs only a version bump and a rebuild.
+the aggregate, and a new derived column needs only a version bump and a rebuild. The costly
+columns (JSON dumps, derived stats) are `Later` values: a pilot changed twenty times in one
+batch is dumped once, when the projector writes the batch.
 """
 
 from __future__ import annotations
@@ -11,12 +13,14 @@ from collections.abc import Sequence
 from typing import Any, ClassVar
 from uuid import UUID
 
+from pydantic import BaseModel
+
 from domain.campaign import campaign, character, unit
 from domain.campaign.derived import character_stats, equipment_cost, unit_stats
 from domain.campaign.model import Stats
 from domain.events import DomainEvent
 from domain.rules.glorious_drive.options import GloriousDriveOptions
-from projections.base import Change, Column, Projection, Put, Recorded, Row, Rows, Table
+from projections.base import Change, Column, Later, Projection, Put, Recorded, Row, Rows, Table
 from projections.base import position_of as _position
 from projections.memo import StateMemo
 
@@ -102,6 +106,10 @@ class CharacterSheetsV1(Projection):
     def __init__(self) -> None:
         self._states = StateMemo()
         self._unit_stats: dict[tuple[str, int, str], Stats] = {}
+        # The options of each campaign, with the state object they were read from: the memo
+        # hands back the same object for as long as the campaign is at the same version.
+        self._campaign_options: dict[UUID, tuple[campaign.Campaign, GloriousDriveOptions]] = {}
+        self._pilotings: dict[UUID, tuple[character.Character, int | None]] = {}
 
     def handle(self, recorded: Recorded, rows: Rows) -> list[Change]:
         """Move the aggregate state in the row, then re-derive the sheet."""
@@ -126,7 +134,7 @@ class CharacterSheetsV1(Projection):
         self._states.remember(stream, recorded.version, state)
         row = {
             "campaign_id": stream,
-            "state": state.model_dump(mode="json"),
+            "state": Later(state.model_dump, mode="json"),
             "stream_version": recorded.version,
         }
         return [Put(CAMPAIGNS, row)]
@@ -138,19 +146,20 @@ class CharacterSheetsV1(Projection):
             if found
             else character.Character(id=recorded.stream_id)
         )
-        before = _piloting(pilot)
+        before = self._piloting_of(pilot)
         pilot = character.evolve(pilot, recorded.event)
         self._states.remember(pilot.id, recorded.version, pilot)
         unit_ids: list[str] = list(found["unit_ids"]) if found else []
         changes: list[Change] = [Put(SHEETS, _sheet_row(pilot, unit_ids, recorded))]
-        if _piloting(pilot) == before:
+        after = self._piloting_of(pilot)
+        if after == before:
             return changes
         options = self._options(rows, pilot.campaign_id)
-        for unit_id in unit_ids:  # GD-STAT-2: a pilot's piloting moves their units' stats
-            unit_row = rows.get(UNITS, (UUID(unit_id),))
+        for unit_id in map(UUID, unit_ids):  # GD-STAT-2: a pilot's piloting moves their units
+            unit_row = rows.get(UNITS, (unit_id,))
             if unit_row is not None and options is not None and unit_row["base_stats"]:
-                core = self._states.parse(unit.Unit, UUID(unit_id), unit_row)
-                stats = self._stats_of(core, _piloting(pilot) or 0, options)
+                core = self._states.parse(unit.Unit, unit_id, unit_row)
+                stats = Later(self._stats_of, core, after or 0, options)
                 # Only the stats move: the unit's own state and HP are as its events left them.
                 moved = {"stats": stats, "position": _position(recorded)}
                 changes.append(Put(UNITS, unit_row | moved))
@@ -177,12 +186,26 @@ class CharacterSheetsV1(Projection):
             changes.append(Put(SHEETS, pilot_row | {"unit_ids": unit_ids}))
         return changes
 
+    def _piloting_of(self, pilot: character.Character) -> int | None:
+        """The pilot's piloting, worked out once per state (each event asks before and after)."""
+        known = self._pilotings.get(pilot.id)
+        if known is None or known[0] is not pilot:
+            if len(self._pilotings) >= _STATS_MEMO:
+                self._pilotings.clear()
+            known = self._pilotings[pilot.id] = (pilot, _piloting(pilot))
+        return known[1]
+
     def _options(self, rows: Rows, campaign_id: UUID | None) -> GloriousDriveOptions | None:
         found = rows.get(CAMPAIGNS, (campaign_id,)) if campaign_id else None
         if found is None:
             return None
         state = self._states.parse(campaign.Campaign, found["campaign_id"], found)
-        return state.gd_options() if state.ruleset == "glorious_drive" else None
+        if state.ruleset != "glorious_drive":
+            return None
+        known = self._campaign_options.get(state.id)
+        if known is None or known[0] is not state:
+            known = self._campaign_options[state.id] = (state, state.gd_options())
+        return known[1]
 
     def _stats_of(self, core: unit.Unit, piloting: int, options: GloriousDriveOptions) -> Stats:
         """GD-STAT-2, remembered: the same sheet under the same piloting has the same stats."""
@@ -208,10 +231,9 @@ class CharacterSheetsV1(Projection):
         base: Row,
         stream_version: int,
     ) -> Row:
-        stats = None
+        stats: Later | None = None
         if pilot is not None and options is not None and core.base_stats:
-            piloting = character_stats(pilot.base_stats, pilot.items)["piloting"]
-            stats = self._stats_of(core, piloting, options)
+            stats = Later(self._piloted_stats, core, pilot, options)
         return {
             "unit_id": core.id,
             "pilot_id": core.pilot_id,
@@ -220,15 +242,25 @@ class CharacterSheetsV1(Projection):
             "kind": core.kind,
             "stats": stats,
             "base_stats": dict(core.base_stats),
-            "equipment": [i.model_dump(mode="json") for i in core.items],
-            "equipment_cost": equipment_cost(core.items),
+            "equipment": Later(_dumped, core.items),
+            "equipment_cost": Later(equipment_cost, core.items),
             "max_hp": core.max_hp,
             "current_hp": core.current_hp,
-            "state": core.model_dump(mode="json"),
+            "state": Later(core.model_dump, mode="json"),
             "stream_version": stream_version,
             "position": base["position"],
             "updated_at": base["updated_at"],
         }
+
+    def _piloted_stats(
+        self, core: unit.Unit, pilot: character.Character, options: GloriousDriveOptions
+    ) -> Stats:
+        piloting = character_stats(pilot.base_stats, pilot.items)["piloting"]
+        return self._stats_of(core, piloting, options)
+
+
+def _dumped(models: Sequence[BaseModel]) -> list[dict[str, Any]]:
+    return [m.model_dump(mode="json") for m in models]
 
 
 def _piloting(pilot: character.Character) -> int | None:
@@ -244,18 +276,18 @@ def _sheet_row(pilot: character.Character, unit_ids: list[str], recorded: Record
         "name": pilot.name,
         "level": pilot.level,
         "lost": pilot.lost,
-        "stats": character_stats(pilot.base_stats, pilot.items),
+        "stats": Later(character_stats, pilot.base_stats, pilot.items),
         "base_stats": dict(pilot.base_stats),
-        "equipment": [i.model_dump(mode="json") for i in pilot.items],
-        "equipment_cost": equipment_cost(pilot.items),
-        "skills": [s.model_dump(mode="json") for s in pilot.skills],
+        "equipment": Later(_dumped, pilot.items),
+        "equipment_cost": Later(equipment_cost, pilot.items),
+        "skills": Later(_dumped, pilot.skills),
         "max_hp": pilot.max_hp,
         "current_hp": pilot.current_hp,
         "carried_ratio_numerator": ratio.numerator,
         "carried_ratio_denominator": ratio.denominator,
-        "injuries": [i.model_dump(mode="json") for i in pilot.injuries],
+        "injuries": Later(_dumped, pilot.injuries),
         "unit_ids": unit_ids,
-        "state": pilot.model_dump(mode="json"),
+        "state": Later(pilot.model_dump, mode="json"),
         "stream_version": recorded.version,
         "position": _position(recorded),
         "updated_at": recorded.event.at,

@@ -12,6 +12,8 @@ from uuid import UUID
 
 from pydantic import BaseModel
 
+from projections.base import now
+
 M = TypeVar("M", bound=BaseModel)
 _SIZE = 100_000
 
@@ -27,7 +29,7 @@ class StateMemo:
         hit = self._states.get(stream_id)
         if hit is not None and hit[0] == row["stream_version"] and isinstance(hit[1], model):
             return hit[1]
-        state = model.model_validate(row["state"])
+        state = model.model_validate(now(row["state"]))
         self.remember(stream_id, int(row["stream_version"]), state)
         return state
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from projections.base import Delete, Key, Projection, Put, Recorded, Row
+from projections.base import Delete, Key, Projection, Put, Recorded, Row, settled
 
 
 class MemoryRows:
@@ -24,7 +24,8 @@ class MemoryRows:
                 match change:
                     case Put(table=name, row=row):
                         key = self.projection.table(name).key_of(row)
-                        self.tables[name][key] = dict(row)
+                        # Worked out at once: the reference a batching projector must equal.
+                        self.tables[name][key] = dict(settled(row))
                     case Delete(table=name, key=key):
                         self.tables[name].pop(key, None)
         return self

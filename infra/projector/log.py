@@ -1,16 +1,18 @@
 """Reading the log for the projector on its own connection: one round trip per batch.
 
 The same query as the library's `select_notifications` (what `Ledger.read_log` runs), decoded
-by the ledger's own mapper; running it on the projector's connection skips the pool's
-checkout, pre-ping and transaction, which is most of the commit-to-visible latency.
+by the ledger's own event registry straight from the stored JSON text (pydantic parses it in
+one step: half the cost of `json.loads` then validation, on every event of a catch-up).
+Running it on the projector's connection skips the pool's checkout, pre-ping and
+transaction, which is most of the commit-to-visible latency.
 """
 
 from __future__ import annotations
 
 from functools import lru_cache
 from typing import Any
+from uuid import UUID
 
-from eventsourcing.persistence import StoredEvent
 from psycopg import Connection, sql
 
 from infra.store.ledger import Ledger
@@ -23,11 +25,15 @@ def read_batch(
 ) -> list[Recorded]:
     """Events of every stream with positions after `after`, in log order, at most `limit`."""
     rows = conn.execute(_query(shard).as_bytes(conn), (after, limit)).fetchall()
-    to_recorded = ledger.mapper.to_recorded
+    decode = ledger.mapper.registry.decode_json
     return [
-        to_recorded(StoredEvent(stream, version, topic, bytes(state)), int(position))
+        Recorded(_uuid(stream), version, decode(topic, state), int(position))
         for position, stream, version, topic, state in rows
     ]
+
+
+def _uuid(value: UUID | str) -> UUID:
+    return value if isinstance(value, UUID) else UUID(value)
 
 
 @lru_cache(maxsize=64)

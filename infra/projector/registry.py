@@ -97,7 +97,7 @@ def advance(conn: Conn, group: Sequence[Target], shard: int, position: int) -> N
     before = {t.positions[shard] for t in group}
     assert len(before) == 1, "a group shares one position"
     conn.execute(
-        _q("SELECT {A}(%s::text[], %s::int[], %s, %s, %s)"),
+        _ADVANCE,
         (
             [t.projection.name for t in group],
             [t.generation for t in group],
@@ -160,3 +160,6 @@ def _q(text: LiteralString) -> sql.Composed:
     return sql.SQL(text).format(
         P=read_table("projections"), T=read_table("tracking"), A=read_table("advance_tracking")
     )
+
+
+_ADVANCE = _q("SELECT {A}(%s::text[], %s::int[], %s, %s, %s)")  # composed once: every batch

@@ -1,29 +1,32 @@
 """A projection's rows during one batch: reads through a cache, writes in bulk at the end.
 
 Handlers read and write row by row; PostgreSQL is asked once per key it has not seen and
-written once per changed key per batch (executemany, pipelined by psycopg). The cache lives
-as long as this process holds the projector lock, which makes it the only writer; any failed
-batch throws it away. Only lookup tables are cached (log lines are not: see Table.lookup). A
-generation this process built from position 0 is *complete*: every row of its lookup tables
-passed through the cache, so a miss means "no such row" without asking PostgreSQL, which is
-what makes catch-up fast.
+written once per changed key per batch, the key's last row only, settled then (its `Later`
+columns worked out): one multi-row upsert per table, as a statement per row cost the server
+more than the rows themselves. The cache lives as long as this process holds the projector
+lock, which makes it the only writer; any failed batch throws it away. Only lookup tables
+are cached (log lines are not: see Table.lookup). A generation this process built from
+position 0 is *complete*: every row of its lookup tables passed through the cache, so a miss
+means "no such row" without asking PostgreSQL, which is what makes catch-up fast.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from functools import lru_cache
-from typing import Any
+from typing import Any, cast
 
-from psycopg import Connection, sql
+from psycopg import Connection, RawCursor, sql
 from psycopg.rows import dict_row
 from psycopg.types.json import Jsonb
 
 from infra.projector.tables import physical
-from projections.base import Change, Delete, Key, Projection, Put, Row, Table
+from projections.base import Change, Key, Projection, Put, Row, Table, settled
 
 _MISSING = object()
 _CACHE_ROWS = 250_000  # per generation; cleared whole when full (cheap, and rare)
+_MAX_PARAMS = 60_000  # the protocol allows 65,535 parameters per statement
+_MAX_ROWS = 1_000  # rows per upsert statement: keeps each statement's text and plan modest
 
 
 class RowCache:
@@ -61,34 +64,53 @@ class BatchRows:
         slot = (table, key)
         found: Any = self.pending.get(slot, _MISSING)
         if found is not _MISSING:
-            return dict(found) if found is not None else None
+            return cast("Row | None", found)  # read-only: handlers put new rows
         if not self.tables[table].lookup:
             return self._select(table, key)
         found = self.cache.rows.get(slot, _MISSING)
         if found is _MISSING:
             found = None if self.cache.complete else self._select(table, key)
             self.cache.rows[slot] = found
-        return dict(found) if found is not None else None
+        return cast("Row | None", found)
 
     def apply(self, changes: Iterable[Change]) -> None:
         for change in changes:
-            match change:
-                case Put(table=name, row=row):
-                    self.pending[(name, self.tables[name].key_of(row))] = row
-                case Delete(table=name, key=key):
-                    self.pending[(name, key)] = None
+            if isinstance(change, Put):
+                self.pending[(change.table, self.tables[change.table].key_of(change.row))] = (
+                    change.row
+                )
+            else:
+                self.pending[(change.table, change.key)] = None
 
     def flush(self) -> None:
         """Write every changed key once: deletes, then upserts, table by table."""
         for table in self.projection.tables:
             mine = [(k, r) for (name, k), r in self.pending.items() if name == table.name]
             gone = [k for k, row in mine if row is None]
-            put = [_params(table, row) for _, row in mine if row is not None]
-            with self.conn.cursor() as cursor:
-                if gone:
+            put: list[Row] = []
+            for key, row in mine:
+                if row is not None:  # the last row put under this key: only now worked out
+                    put.append(settled(row))
+                    self.pending[(table.name, key)] = put[-1]
+            if gone:
+                with self.conn.cursor() as cursor:
                     cursor.executemany(self._sql(table, "delete"), gone)
-                if put:
-                    cursor.executemany(self._sql(table, "upsert"), put)
+            self._upsert(table, put)
+
+    def _upsert(self, table: Table, rows: list[Row]) -> None:
+        """One statement per chunk of rows: each key occurs once, so ON CONFLICT can upsert."""
+        if not rows:
+            return
+        step = max(1, min(_MAX_ROWS, _MAX_PARAMS // len(table.columns)))
+        # A raw cursor takes $n placeholders as they are: parsing %s out of a long statement
+        # cost psycopg more than dumping its values.
+        names, jsonb = table.column_names, _jsonb(table)
+        with RawCursor(self.conn) as cursor:
+            for start in range(0, len(rows), step):
+                chunk = rows[start : start + step]
+                params = [value for row in chunk for value in _params(names, jsonb, row)]
+                query = _upsert(table, self.generation, len(chunk))
+                cursor.execute(query, params, prepare=len(chunk) == step or None)
 
     def committed(self) -> None:
         """The batch is durable: what it wrote is now what the tables hold."""
@@ -112,6 +134,19 @@ class BatchRows:
 _BYTES: dict[tuple[Table, int, str], bytes] = {}  # identifiers are ASCII: any connection's
 
 
+@lru_cache(maxsize=256)
+def _upsert(table: Table, generation: int, rows: int) -> bytes:
+    """`INSERT INTO … VALUES ($1, …), … ON CONFLICT …` for `rows` rows."""
+    width = len(table.columns)
+    values = ",".join(
+        "(" + ",".join(f"${row * width + column + 1}" for column in range(width)) + ")"
+        for row in range(rows)
+    )
+    names = sql.SQL(", ").join(sql.Identifier(c) for c in table.column_names)
+    head = sql.SQL("INSERT INTO {} ({}) VALUES ").format(physical(table.name, generation), names)
+    return head.as_string().encode() + values.encode() + _on_conflict(table).as_string().encode()
+
+
 @lru_cache(maxsize=1024)
 def _statement(table: Table, generation: int, kind: str) -> sql.Composed:
     """Statements composed once per table and generation (composing costs more than running)."""
@@ -119,9 +154,10 @@ def _statement(table: Table, generation: int, kind: str) -> sql.Composed:
     target = physical(table.name, generation)
     if kind == "select":
         return sql.SQL("SELECT * FROM {} WHERE {}").format(target, where)
-    if kind == "delete":
-        return sql.SQL("DELETE FROM {} WHERE {}").format(target, where)
-    names = [sql.Identifier(c) for c in table.column_names]
+    return sql.SQL("DELETE FROM {} WHERE {}").format(target, where)
+
+
+def _on_conflict(table: Table) -> sql.Composed:
     updates = [
         sql.SQL("{0} = EXCLUDED.{0}").format(sql.Identifier(c))
         for c in table.column_names
@@ -132,19 +168,18 @@ def _statement(table: Table, generation: int, kind: str) -> sql.Composed:
         if updates
         else sql.SQL("DO NOTHING")
     )
-    return sql.SQL("INSERT INTO {} ({}) VALUES ({}) ON CONFLICT ({}) {}").format(
-        target,
-        sql.SQL(", ").join(names),
-        sql.SQL(", ").join([sql.Placeholder()] * len(names)),
-        sql.SQL(", ").join(map(sql.Identifier, table.key)),
-        action,
+    return sql.SQL(" ON CONFLICT ({}) {}").format(
+        sql.SQL(", ").join(map(sql.Identifier, table.key)), action
     )
 
 
-def _params(table: Table, row: Row) -> list[Any]:
+def _params(names: tuple[str, ...], jsonb: tuple[bool, ...], row: Row) -> list[Any]:
     return [
-        Jsonb(row.get(c.name))
-        if c.sql_type == "jsonb" and row.get(c.name) is not None
-        else row.get(c.name)
-        for c in table.columns
+        Jsonb(value) if wrap and value is not None else value
+        for value, wrap in zip(map(row.get, names), jsonb, strict=True)
     ]
+
+
+@lru_cache(maxsize=256)
+def _jsonb(table: Table) -> tuple[bool, ...]:
+    return tuple(c.sql_type == "jsonb" for c in table.columns)

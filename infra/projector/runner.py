@@ -91,7 +91,7 @@ class Projector:
                 return True
             self.state = "active"
             for shard in range(len(self.ledger.shards)):
-                lock.execute(sql.SQL("LISTEN {}").format(sql.Identifier(f"events_{shard}")))
+                lock.execute(sql.SQL("LISTEN {}").format(sql.Identifier(_channel(shard))))
             lock.execute(sql.SQL("LISTEN {}").format(sql.Identifier(WAKE_CHANNEL)))
             with self._connect() as conn:
                 with conn.transaction():
@@ -121,8 +121,11 @@ class Projector:
     ) -> bool:
         targets = self._targets(conn)
         reloaded = time.monotonic()
+        every = range(len(self.ledger.shards))
+        shards: Sequence[int] = every
         while not stop.is_set():
-            more, switched = self._pass(conn, targets)
+            more, switched = self._pass(conn, targets, shards)
+            shards = every
             if switched:
                 targets, reloaded = self._targets(conn), time.monotonic()
                 continue
@@ -130,12 +133,16 @@ class Projector:
                 continue
             if until_caught_up and not any(t.building for t in targets):
                 return True
-            woke = [n.channel for n in lock.notifies(timeout=self.options.poll_s, stop_after=1)]
             # The registry changes only by a rebuild (which NOTIFYs) or a new deployment: read
-            # it again then, on a quiet poll, and now and then, not on every event.
-            stale = time.monotonic() - reloaded > self.options.reload_s
-            if not woke or WAKE_CHANNEL in woke or stale:
+            # it again then, on a quiet poll, and now and then, not on every event; now and
+            # then while idle, so that no event waits for it.
+            if time.monotonic() - reloaded > self.options.reload_s:
                 targets, reloaded = self._targets(conn), time.monotonic()
+            woke = [n.channel for n in lock.notifies(timeout=self.options.poll_s, stop_after=1)]
+            if not woke or WAKE_CHANNEL in woke:
+                targets, reloaded = self._targets(conn), time.monotonic()
+            else:  # an append NOTIFYs its own shard: only that one has news, read it alone
+                shards = [i for i in every if _channel(i) in woke] or every
         return True
 
     def _targets(self, conn: psycopg.Connection[tuple[Any, ...]]) -> list[Target]:
@@ -143,14 +150,17 @@ class Projector:
             return registry.targets(conn, self.projections)
 
     def _pass(
-        self, conn: psycopg.Connection[tuple[Any, ...]], targets: list[Target]
+        self,
+        conn: psycopg.Connection[tuple[Any, ...]],
+        targets: list[Target],
+        shards: Sequence[int],
     ) -> tuple[bool, bool]:
         """One batch for each group of targets at the same position, shard by shard.
 
         Returns (more: some group has more to read now, switched: a generation went live).
         """
         more = False
-        for shard in range(len(self.ledger.shards)):
+        for shard in shards:
             groups: dict[int, list[Target]] = {}
             for target in targets:
                 groups.setdefault(target.positions[shard], []).append(target)
@@ -252,3 +262,8 @@ class Projector:
             fresh = target.building and not any(target.positions.values())
             cache = self._caches[target.label] = RowCache(complete=fresh)
         return cache
+
+
+def _channel(shard: int) -> str:
+    """The channel the event store NOTIFYs on each append to `shard`."""
+    return f"events_{shard}"
