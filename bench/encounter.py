@@ -1,7 +1,8 @@
 """Issue 3's speed figures: rebuilding a 10,000-event encounter, and attacks per second.
 
-Run: `python -m bench.encounter` (embedded PostgreSQL) or with SENKI_BENCH_DATABASE_URL set to
-a superuser URL of an external server.
+Run: `python -m bench.encounter [--events 10000] [--attacks 100] [--json PATH] [--quick]`
+(embedded PostgreSQL) or with SENKI_BENCH_DATABASE_URL set to a superuser URL of an external
+server. `--quick` is a smoke run on a 300-event encounter (the suite's --quick).
 
 1. Rebuild (with snapshots) of an encounter of ≥ 10,000 events, beside a plain SELECT of the
    same rows; aim ≤ 0.25× the SELECT time.
@@ -20,6 +21,7 @@ from typing import Any
 import psycopg
 
 from bench.common import Figure, fresh_runtime, median_seconds, report, server
+from bench.options import parser, write_figures
 from domain.encounter import aggregate as encounter
 from infra.bootstrap import Runtime
 from infra.services.encounters import Actor
@@ -59,10 +61,12 @@ def sheet(x: int, reaction: int) -> dict[str, Any]:
     }
 
 
-def open_fight(runtime: Runtime) -> uuid.UUID:
-    fight = uuid.UUID(
-        runtime.encounters.open(GM, ruleset_id="glorious_drive", options={}, battle_map={})["id"]
+def open_fight(runtime: Runtime, campaign_id: uuid.UUID | None = None) -> uuid.UUID:
+    """A two-combatant Glorious Drive fight (in a campaign, when given: on its shard)."""
+    opened = runtime.encounters.open(
+        GM, ruleset_id="glorious_drive", options={}, battle_map={}, campaign_id=campaign_id
     )
+    fight = uuid.UUID(opened["id"])
     for name, x, reaction in (("ace", 0, 10), ("brute", 3, 2)):
         runtime.encounters.command(
             fight,
@@ -109,9 +113,14 @@ def raw_insert_rate(url: str, count: int = 500) -> float:
 
 
 def main() -> None:
+    options = parser(__doc__)
+    options.add_argument("--events", type=int, default=TARGET_EVENTS, help="encounter size")
+    options.add_argument("--attacks", type=int, default=100, help="attacks timed")
+    args = options.parse_args()
+    events, attacks = (300, 20) if args.quick else (args.events, args.attacks)
     with server() as superuser, fresh_runtime(superuser) as runtime:
         fight = open_fight(runtime)
-        size = grow(runtime, fight, TARGET_EVENTS)
+        size = grow(runtime, fight, events)
         select = runtime.urls.service
 
         def plain_select() -> None:
@@ -132,7 +141,6 @@ def main() -> None:
             repeat=3,
         )
 
-        attacks = 100
         start = time.perf_counter()
         for index in range(attacks):
             attacker, defender = ("ace", "brute") if index % 2 == 0 else ("brute", "ace")
@@ -146,36 +154,34 @@ def main() -> None:
         commands = attacks * 3 + attacks // 2
         command_rate = commands / (time.perf_counter() - start)
         raw = raw_insert_rate(select)
-    report(
-        "encounter",
-        f"Encounter ({size} events)",
-        [
-            Figure(
-                "rebuild with snapshots",
-                rebuild_s * 1000,
-                "ms",
-                "plain SELECT of its rows",
-                select_s * 1000,
-                "≤ 0.25×",
-            ),
-            Figure(
-                "rebuild from every event (no snapshot)",
-                full_s * 1000,
-                "ms",
-                "plain SELECT of its rows",
-                select_s * 1000,
-                "(for information)",
-            ),
-            Figure(
-                "encounter commands decided and saved",
-                command_rate,
-                "/s",
-                "raw one-row transactions",
-                raw,
-                "(report)",
-            ),
-        ],
-    )
+    figures = [
+        Figure(
+            "rebuild with snapshots",
+            rebuild_s * 1000,
+            "ms",
+            "plain SELECT of its rows",
+            select_s * 1000,
+            "≤ 0.25×",
+        ),
+        Figure(
+            "rebuild from every event (no snapshot)",
+            full_s * 1000,
+            "ms",
+            "plain SELECT of its rows",
+            select_s * 1000,
+            "(for information)",
+        ),
+        Figure(
+            "encounter commands decided and saved",
+            command_rate,
+            "/s",
+            "raw one-row transactions",
+            raw,
+            "(report)",
+        ),
+    ]
+    report("encounter", f"Encounter ({size} events)", figures)
+    write_figures(args.json, figures)
 
 
 if __name__ == "__main__":

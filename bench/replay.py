@@ -1,7 +1,8 @@
 """Issue 6's speed figure: a what-if replay of a 10,000-event encounter under changed options.
 
-Run: `python -m bench.replay` (embedded PostgreSQL) or with SENKI_BENCH_DATABASE_URL set to a
-superuser URL of an external server.
+Run: `python -m bench.replay [--events 10000] [--json PATH] [--quick]` (embedded PostgreSQL) or
+with SENKI_BENCH_DATABASE_URL set to a superuser URL of an external server. `--quick` is a
+smoke run on a 300-event encounter (the suite's --quick).
 
 The encounter is grown as in bench/encounter.py, then its seed is revealed (so a replay may
 derive dice the original never rolled). Both figures read the stream from PostgreSQL:
@@ -20,6 +21,7 @@ from typing import Any
 
 from bench.common import Figure, fresh_runtime, report, server
 from bench.encounter import GM, TARGET_EVENTS, grow, open_fight
+from bench.options import parser, write_figures
 from domain.encounter import aggregate as encounter
 
 # House rules that this fight reads: a different rounding and status recovery difficulty.
@@ -43,9 +45,13 @@ def interleaved(actions: list[Callable[[], object]], rounds: int = 5) -> list[fl
 
 
 def main() -> None:
+    options = parser(__doc__)
+    options.add_argument("--events", type=int, default=TARGET_EVENTS, help="encounter size")
+    args = options.parse_args()
+    events, rounds = (300, 2) if args.quick else (args.events, 5)
     with server() as superuser, fresh_runtime(superuser) as runtime:
         fight = open_fight(runtime)
-        grow(runtime, fight, TARGET_EVENTS)
+        grow(runtime, fight, events)
         runtime.encounters.reveal(fight, GM)
         size = len(runtime.ledger.read(fight))
 
@@ -58,30 +64,28 @@ def main() -> None:
                 raise RuntimeError(f"the replay stopped: {result.missing}")
 
         rebuild_s, replay_s, read_s = interleaved(
-            [rebuild, what_if, lambda: runtime.ledger.read(fight)]
+            [rebuild, what_if, lambda: runtime.ledger.read(fight)], rounds
         )
-    report(
-        "replay",
-        f"What-if replay ({size} events)",
-        [
-            Figure(
-                f"replay under changed options {CHANGED}",
-                replay_s * 1000,
-                "ms",
-                "plain rebuild from every event",
-                rebuild_s * 1000,
-                "≤ 3×",
-            ),
-            Figure(
-                "reading and decoding the stream (in both figures above)",
-                read_s * 1000,
-                "ms",
-                "plain rebuild from every event",
-                rebuild_s * 1000,
-                "(for information)",
-            ),
-        ],
-    )
+    figures = [
+        Figure(
+            f"replay under changed options {CHANGED}",
+            replay_s * 1000,
+            "ms",
+            "plain rebuild from every event",
+            rebuild_s * 1000,
+            "≤ 3×",
+        ),
+        Figure(
+            "reading and decoding the stream (in both figures above)",
+            read_s * 1000,
+            "ms",
+            "plain rebuild from every event",
+            rebuild_s * 1000,
+            "(for information)",
+        ),
+    ]
+    report("replay", f"What-if replay ({size} events)", figures)
+    write_figures(args.json, figures)
 
 
 if __name__ == "__main__":

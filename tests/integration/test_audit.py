@@ -23,7 +23,7 @@ from infra.bootstrap import Runtime
 from infra.cli_audit import audit
 from infra.services.audit import AuditService, revealed_dice, revealed_encounters
 from infra.services.encounters import Actor
-from tests.support.databases import test_shards
+from tests.support.databases import shard_count
 from tests.support.runtime import TEST_DICE_KEY, start_runtime
 from tests.unit.encounter.table import AT, sheet, weapon
 
@@ -161,7 +161,7 @@ def test_senki_audit_prints_the_trail_as_json(
         "SENKI_DATABASE_URL": app_url,
         "SENKI_MIGRATION_DATABASE_URL": owner_url,
         "SENKI_DICE_MASTER_KEY": TEST_DICE_KEY,
-        "SENKI_SHARDS": str(test_shards()),
+        "SENKI_SHARDS": str(shard_count()),
     }.items():
         monkeypatch.setenv(name, value)
     app = typer.Typer()

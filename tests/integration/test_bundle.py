@@ -27,7 +27,7 @@ from infra.cli_audit import export, run_verify_bundle
 from infra.cli_audit import verify_bundle as verify_bundle_command
 from infra.store.chain import ChainRow, link
 from tests.integration.test_audit import small_fight
-from tests.support.databases import test_shards
+from tests.support.databases import shard_count
 from tests.support.runtime import TEST_DICE_KEY, start_runtime
 
 pytestmark = pytest.mark.postgres
@@ -202,7 +202,7 @@ def test_export_then_verify_bundle_from_the_command_line(
         "SENKI_DATABASE_URL": app_url,
         "SENKI_MIGRATION_DATABASE_URL": owner_url,
         "SENKI_DICE_MASTER_KEY": TEST_DICE_KEY,
-        "SENKI_SHARDS": str(test_shards()),
+        "SENKI_SHARDS": str(shard_count()),
     }.items():
         monkeypatch.setenv(name, value)
     app = typer.Typer()

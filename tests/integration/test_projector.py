@@ -23,7 +23,7 @@ from infra.store.ledger import Ledger, open_ledger
 from projections.catalog import PROJECTIONS
 from projections.character_sheets import SHEETS, CharacterSheetsV1
 from tests.projections.events import ENCOUNTER, encounter, ended, joined, ruling
-from tests.support.databases import test_shards
+from tests.support.databases import shard_count
 from tests.support.processes import (
     free_port,
     health,
@@ -53,7 +53,7 @@ pytestmark = pytest.mark.postgres
 def ledger(app_url: str) -> Iterator[Ledger]:
     # As many shards as the database (the projector processes follow them all); the stories
     # here are unplaced streams, so they are written on shard 0.
-    ledger = open_ledger(app_url, registry=registry, shards=test_shards())
+    ledger = open_ledger(app_url, registry=registry, shards=shard_count())
     yield ledger
     ledger.close()
 

@@ -17,7 +17,7 @@ import httpx
 import psycopg
 import pytest
 
-from tests.support.databases import test_shards
+from tests.support.databases import shard_count
 from tests.support.runtime import TEST_DICE_KEY
 
 pytestmark = [pytest.mark.postgres, pytest.mark.slow]
@@ -37,7 +37,7 @@ def api_process(app_url: str, **settings: str) -> Iterator[str]:
         "SENKI_DATABASE_URL": app_url,
         "SENKI_DICE_MASTER_KEY": TEST_DICE_KEY,
         "SENKI_LOG_LEVEL": "warning",
-        "SENKI_SHARDS": str(test_shards()),
+        "SENKI_SHARDS": str(shard_count()),
     } | {f"SENKI_{name.upper()}": value for name, value in settings.items()}
     child = subprocess.Popen(
         [sys.executable, "-m", "infra.cli", "serve", "--port", str(port)],

@@ -24,7 +24,7 @@ APP_ROLE = "senki_app"
 TEMPLATE = f"senki_test_template_{os.getpid()}"
 
 
-def test_shards() -> int:
+def shard_count() -> int:
     """How many shards the tests' log has: SENKI_TEST_SHARDS (1 by default).
 
     CI runs the PostgreSQL-backed suites once more with several shards, so every route and
@@ -72,7 +72,7 @@ class TestServer:
     @contextmanager
     def fresh_database(self, shards: int | None = None) -> Iterator[str]:
         """A migrated database for one test; yields its name and drops it afterwards."""
-        template = self._template(test_shards() if shards is None else shards)
+        template = self._template(shard_count() if shards is None else shards)
         name = f"senki_t_{uuid.uuid4().hex[:12]}"
         with self._admin() as conn:
             conn.execute(

@@ -15,7 +15,7 @@ from pathlib import Path
 import psycopg
 
 from infra.projector.runner import PROJECTOR_LOCK
-from tests.support.databases import test_shards
+from tests.support.databases import shard_count
 from tests.support.runtime import TEST_DICE_KEY
 
 
@@ -25,7 +25,7 @@ def senki_env(app_url: str, owner_url: str) -> dict[str, str]:
         "SENKI_DATABASE_URL": app_url,
         "SENKI_MIGRATION_DATABASE_URL": owner_url,
         "SENKI_DICE_MASTER_KEY": TEST_DICE_KEY,
-        "SENKI_SHARDS": str(test_shards()),
+        "SENKI_SHARDS": str(shard_count()),
     }
 
 

@@ -6,7 +6,7 @@ from pydantic import SecretStr
 
 from infra import bootstrap
 from infra.settings import Settings
-from tests.support.databases import test_shards
+from tests.support.databases import shard_count
 
 TEST_DICE_KEY = "5e" * 32
 
@@ -16,7 +16,7 @@ def settings_for(app_url: str, owner_url: str) -> Settings:
         database_url=SecretStr(app_url),
         migration_database_url=SecretStr(owner_url),
         dice_master_key=SecretStr(TEST_DICE_KEY),
-        shards=test_shards(),
+        shards=shard_count(),
     )
 
 
