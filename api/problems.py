@@ -19,7 +19,7 @@ from domain.errors import CommandRefused, NotPermitted
 from domain.rules.errors import RuleViolation
 from infra.projector.reads import NotBuilt
 from infra.services.executor import IdempotencyKeyReused, StaleVersion
-from infra.store.ledger import ConcurrencyConflict
+from infra.store.ledger import ConcurrencyConflict, is_unavailable
 
 log = logging.getLogger("senki.api")
 
@@ -176,7 +176,7 @@ def install(app: FastAPI) -> None:
 
     @app.exception_handler(Exception)
     async def unexpected(request: Request, error: Exception) -> JSONResponse:
-        if _database_down(error):
+        if is_unavailable(error):
             # A pooled connection that died with a database restart fails one write; the
             # client's retry (same Idempotency-Key) gets a fresh connection.
             log.warning("database unavailable: %s %s: %s", request.method, request.url, error)
@@ -196,12 +196,3 @@ def install(app: FastAPI) -> None:
             "Internal error",
             "Senki hit an unexpected error; it is logged. Retry with the same Idempotency-Key.",
         )
-
-
-# The driver's and the pool's "cannot reach the database" errors, by name: the API knows no
-# driver (infra.store.ledger.is_unavailable is the same test on the infra side).
-_UNAVAILABLE = frozenset({"OperationalError", "InterfaceError", "PoolTimeout"})
-
-
-def _database_down(error: BaseException) -> bool:
-    return any(cls.__name__ in _UNAVAILABLE for cls in type(error).__mro__)

@@ -33,8 +33,8 @@ def run_benchmark(module: str, json_path: Path, *, quick: bool) -> list[dict[str
     return _figures(json.loads(json_path.read_text(encoding="utf-8")))
 
 
-def _tee(args: list[str], timeout_s: float) -> str:
-    """Run, echoing its output as it comes; its output, or BenchmarkFailed."""
+def _tee(args: list[str], timeout_s: float) -> None:
+    """Run, echoing its output as it comes; BenchmarkFailed (with its last line) if it fails."""
     child = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     watchdog = threading.Timer(timeout_s, child.kill)
     watchdog.start()
@@ -50,7 +50,6 @@ def _tee(args: list[str], timeout_s: float) -> str:
     if code != 0:
         last = next((line.strip() for line in reversed(lines) if line.strip()), "")
         raise BenchmarkFailed(f"{' '.join(args[2:3])} exited with {code}: {last}")
-    return "".join(lines)
 
 
 def _figures(document: object) -> list[dict[str, Any]]:
