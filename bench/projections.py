@@ -51,6 +51,7 @@ from bench.common import Figure
 from domain.campaign import character_commands as ch
 from domain.campaign.model import Item
 from domain.catalog import registry
+from infra import gc_tuning
 from infra.projector.runner import Projector, ProjectorOptions
 from infra.store.ledger import Ledger, StreamWrite, open_ledger
 from tests.support.databases import APP_ROLE, TestServer
@@ -108,6 +109,7 @@ def raw_insert_rate(url: str, rows: int, per_tx: int = 100) -> float:
 def catch_up_rate(url: str, ledger: Ledger, batch_size: int) -> float:
     """Events/s of a projector catching up the whole log into every read model."""
     head = ledger.head().position
+    gc_tuning.tune()  # as `senki project` and `senki serve` do
     projector = Projector(url, ledger, options=ProjectorOptions(batch_size=batch_size))
     started = time.perf_counter()
     projector.run(threading.Event(), until_caught_up=True)

@@ -76,6 +76,10 @@ class EventRegistry:
             return cls.model_validate_json(text)
         return self.decode(topic, json.loads(text))
 
+    def event_class(self, topic: str) -> type[DomainEvent]:
+        """The class that `decode` of `topic` gives, without decoding anything."""
+        return self._class_of(topic)[0]
+
     def _class_of(self, topic: str) -> tuple[type[DomainEvent], int]:
         event_type, _, version_text = topic.rpartition(".v")
         cls = self._classes.get(event_type)

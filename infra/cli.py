@@ -15,6 +15,7 @@ from pydantic import ValidationError
 from rich.console import Console
 from rich.table import Table
 
+from infra import gc_tuning
 from infra.cli_audit import audit, export
 from infra.cli_dice import dice_app
 from infra.cli_projections import project, projections_app
@@ -49,6 +50,7 @@ def serve(
     from infra import bootstrap
 
     settings = Settings()
+    gc_tuning.tune()
     runtime = bootstrap.start(settings)
     if settings.embedded:  # one machine: the read models are projected inside `serve`
         runtime.start_projector()

@@ -11,6 +11,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from infra import gc_tuning
 from infra.settings import Settings
 
 if TYPE_CHECKING:
@@ -35,6 +36,7 @@ def project(
     from infra import bootstrap
     from infra.projector.runner import Projector, ProjectorOptions
 
+    gc_tuning.tune()
     runtime = bootstrap.start(Settings())
     try:
         console.print(

@@ -26,6 +26,20 @@ from projections.base import position_of as _position
 TIMELINE = "campaign_timeline"
 STREAMS = "campaign_timeline_streams"
 Line = tuple[str, str, str, Any]  # kind, English, Japanese, subject id
+# Every class `_line` or `_starts_stream` matches (encounters by type: any ruleset's).
+_MILESTONES = (
+    CampaignOpened,
+    MemberAdded,
+    MemberRemoved,
+    CharacterRegistered,
+    UnitRegistered,
+    ScenarioOpened,
+    ParticipantJoined,
+    ScenarioStarted,
+    ScenarioClosed,
+    CharacterLost,
+)
+_ENCOUNTER_ENDS = frozenset({"EncounterOpened", "EncounterEnded"})
 
 
 class CampaignTimelineV2(Projection):
@@ -61,6 +75,11 @@ class CampaignTimelineV2(Projection):
             key=("stream_id",),
         ),
     )
+
+    def wants(self, event_class: type[DomainEvent]) -> bool:
+        """Milestones and the openings of streams; most of a log (sheet changes, every event
+        of a fight) is neither."""
+        return issubclass(event_class, _MILESTONES) or event_class.event_type in _ENCOUNTER_ENDS
 
     def handle(self, recorded: Recorded, rows: Rows) -> list[Change]:
         """A line for each milestone of a campaign (and a note of which stream is whose)."""

@@ -10,18 +10,28 @@ batch is dumped once, when the projector writes the batch.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, ClassVar
+from typing import ClassVar
 from uuid import UUID
-
-from pydantic import BaseModel
 
 from domain.campaign import campaign, character, unit
 from domain.campaign.derived import character_stats, equipment_cost, unit_stats
 from domain.campaign.model import Stats
 from domain.events import DomainEvent
 from domain.rules.glorious_drive.options import GloriousDriveOptions
-from projections.base import Change, Column, Later, Projection, Put, Recorded, Row, Rows, Table
+from projections.base import (
+    Change,
+    Column,
+    Later,
+    Projection,
+    Put,
+    Recorded,
+    Row,
+    Rows,
+    Table,
+    encoded,
+)
 from projections.base import position_of as _position
+from projections.kinds import CAMPAIGN_EVENTS, CHARACTER_EVENTS, UNIT_EVENTS
 from projections.memo import StateMemo
 
 SHEETS = "character_sheets"
@@ -45,17 +55,7 @@ _COMMON = (
 )
 
 
-def _events_of(module: Any) -> tuple[type[DomainEvent], ...]:
-    return tuple(
-        v
-        for v in vars(module).values()
-        if isinstance(v, type) and issubclass(v, DomainEvent) and v.event_type
-    )
-
-
-CHARACTER_EVENTS = _events_of(character)
-UNIT_EVENTS = _events_of(unit)
-CAMPAIGN_EVENTS = _events_of(campaign)
+_WANTED = (*CAMPAIGN_EVENTS, *CHARACTER_EVENTS, *UNIT_EVENTS)
 
 
 class CharacterSheetsV1(Projection):
@@ -111,6 +111,9 @@ class CharacterSheetsV1(Projection):
         self._campaign_options: dict[UUID, tuple[campaign.Campaign, GloriousDriveOptions]] = {}
         self._pilotings: dict[UUID, tuple[character.Character, int | None]] = {}
 
+    def wants(self, event_class: type[DomainEvent]) -> bool:
+        return issubclass(event_class, _WANTED)
+
     def handle(self, recorded: Recorded, rows: Rows) -> list[Change]:
         """Move the aggregate state in the row, then re-derive the sheet."""
         event = recorded.event
@@ -134,7 +137,7 @@ class CharacterSheetsV1(Projection):
         self._states.remember(stream, recorded.version, state)
         row = {
             "campaign_id": stream,
-            "state": Later(state.model_dump, mode="json"),
+            "state": Later(encoded, state),
             "stream_version": recorded.version,
         }
         return [Put(CAMPAIGNS, row)]
@@ -242,11 +245,11 @@ class CharacterSheetsV1(Projection):
             "kind": core.kind,
             "stats": stats,
             "base_stats": dict(core.base_stats),
-            "equipment": Later(_dumped, core.items),
+            "equipment": Later(encoded, core.items),
             "equipment_cost": Later(equipment_cost, core.items),
             "max_hp": core.max_hp,
             "current_hp": core.current_hp,
-            "state": Later(core.model_dump, mode="json"),
+            "state": Later(encoded, core),
             "stream_version": stream_version,
             "position": base["position"],
             "updated_at": base["updated_at"],
@@ -257,10 +260,6 @@ class CharacterSheetsV1(Projection):
     ) -> Stats:
         piloting = character_stats(pilot.base_stats, pilot.items)["piloting"]
         return self._stats_of(core, piloting, options)
-
-
-def _dumped(models: Sequence[BaseModel]) -> list[dict[str, Any]]:
-    return [m.model_dump(mode="json") for m in models]
 
 
 def _piloting(pilot: character.Character) -> int | None:
@@ -278,14 +277,14 @@ def _sheet_row(pilot: character.Character, unit_ids: list[str], recorded: Record
         "lost": pilot.lost,
         "stats": Later(character_stats, pilot.base_stats, pilot.items),
         "base_stats": dict(pilot.base_stats),
-        "equipment": Later(_dumped, pilot.items),
+        "equipment": Later(encoded, pilot.items),
         "equipment_cost": Later(equipment_cost, pilot.items),
-        "skills": Later(_dumped, pilot.skills),
+        "skills": Later(encoded, pilot.skills),
         "max_hp": pilot.max_hp,
         "current_hp": pilot.current_hp,
         "carried_ratio_numerator": ratio.numerator,
         "carried_ratio_denominator": ratio.denominator,
-        "injuries": Later(_dumped, pilot.injuries),
+        "injuries": Later(encoded, pilot.injuries),
         "unit_ids": unit_ids,
         "state": Later(pilot.model_dump, mode="json"),
         "stream_version": recorded.version,

@@ -9,8 +9,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import ClassVar
 
+from domain.events import DomainEvent
 from projections.base import Change, Column, Projection, Put, Recorded, Rows, Table
 from projections.base import position_of as _position
+from projections.kinds import CAMPAIGN_SIDE
 from projections.render import render, rule_ids
 
 LOG = "encounter_log"
@@ -52,6 +54,9 @@ class EncounterLogV3(Projection):
             key=("encounter_id",),
         ),
     )
+
+    def wants(self, event_class: type[DomainEvent]) -> bool:
+        return not issubclass(event_class, CAMPAIGN_SIDE)  # never in an encounter stream
 
     def handle(self, recorded: Recorded, rows: Rows) -> list[Change]:
         """A line for each event of an encounter stream; other streams are not encounters."""

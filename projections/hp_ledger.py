@@ -18,11 +18,13 @@ from domain.campaign.scenario import (
     ScenarioOpened,
     ScenarioStarted,
 )
+from domain.events import DomainEvent
 from projections.base import Change, Column, Projection, Put, Recorded, Row, Rows, Table
 from projections.base import position_of as _position
 
 LEDGER = "hp_ledger"
 SCENARIOS = "hp_ledger_scenarios"
+_WANTED = (ScenarioOpened, ParticipantJoined, ScenarioStarted, ScenarioClosed)
 
 
 class HpLedgerV1(Projection):
@@ -70,6 +72,9 @@ class HpLedgerV1(Projection):
             key=("scenario_id",),
         ),
     )
+
+    def wants(self, event_class: type[DomainEvent]) -> bool:
+        return issubclass(event_class, _WANTED)
 
     def handle(self, recorded: Recorded, rows: Rows) -> list[Change]:
         """Scenario events only: opening names it, joins, start and close fill the rows."""

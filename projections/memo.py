@@ -29,7 +29,12 @@ class StateMemo:
         hit = self._states.get(stream_id)
         if hit is not None and hit[0] == row["stream_version"] and isinstance(hit[1], model):
             return hit[1]
-        state = model.model_validate(now(row["state"]))
+        stored = now(row["state"])  # JSON text as the projector wrote it, or parsed as read
+        state = (
+            model.model_validate_json(stored)
+            if isinstance(stored, bytes | str)
+            else model.model_validate(stored)
+        )
         self.remember(stream_id, int(row["stream_version"]), state)
         return state
 

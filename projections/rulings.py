@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Any, ClassVar
 
+from domain.events import DomainEvent
 from projections.base import Change, Column, Projection, Put, Recorded, Row, Rows, Table, field
 from projections.base import position_of as _position
 
@@ -62,6 +63,10 @@ class RulingsV1(Projection):
             key=("encounter_id",),
         ),
     )
+
+    def wants(self, event_class: type[DomainEvent]) -> bool:
+        kind = event_class.event_type
+        return kind == RULING or kind in DISPUTE_TYPES or "combatant_id" in event_class.model_fields
 
     def handle(self, recorded: Recorded, rows: Rows) -> list[Change]:
         """Rulings, the combatants they may name, and disputes of them."""

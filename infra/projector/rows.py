@@ -19,9 +19,10 @@ from typing import Any, cast
 from psycopg import Connection, RawCursor, sql
 from psycopg.rows import dict_row
 from psycopg.types.json import Jsonb
+from pydantic_core import to_json
 
 from infra.projector.tables import physical
-from projections.base import Change, Key, Projection, Put, Row, Table, settled
+from projections.base import Change, EncodedJson, Key, Projection, Put, Row, Table, settled
 
 _MISSING = object()
 _CACHE_ROWS = 250_000  # per generation; cleared whole when full (cheap, and rare)
@@ -175,9 +176,18 @@ def _on_conflict(table: Table) -> sql.Composed:
 
 def _params(names: tuple[str, ...], jsonb: tuple[bool, ...], row: Row) -> list[Any]:
     return [
-        Jsonb(value) if wrap and value is not None else value
+        _json(value) if wrap and value is not None else value
         for value, wrap in zip(map(row.get, names), jsonb, strict=True)
     ]
+
+
+def _json(value: Any) -> Jsonb:
+    """A jsonb parameter, encoded by pydantic (in Rust): already, or now."""
+    return Jsonb(value, _as_is if type(value) is EncodedJson else to_json)
+
+
+def _as_is(value: bytes) -> bytes:
+    return value
 
 
 @lru_cache(maxsize=256)

@@ -20,12 +20,12 @@ from typing import Any
 import psycopg
 from psycopg import sql
 
+from domain.events import DomainEvent
 from infra.projector import registry
-from infra.projector.log import read_batch
+from infra.projector.log import Entry, read_batch
 from infra.projector.registry import Target
 from infra.projector.rows import BatchRows, RowCache
 from infra.store.ledger import Ledger
-from infra.store.mapper import Recorded
 from projections.base import Projection
 from projections.catalog import PROJECTIONS
 
@@ -57,6 +57,7 @@ class Projector:
     on_batch: Progress | None = None
     state: str = "starting"  # starting → standby → active → stopped
     _caches: dict[str, RowCache] = field(default_factory=dict)
+    _wanted: dict[tuple[Projection, type[DomainEvent]], bool] = field(default_factory=dict)
 
     def run(self, stop: threading.Event, *, until_caught_up: bool = False) -> None:
         """Project until `stop` is set (or, if asked, until nothing is left to build)."""
@@ -185,7 +186,7 @@ class Projector:
         conn: psycopg.Connection[tuple[Any, ...]],
         shard: int,
         group: list[Target],
-        events: list[Recorded],
+        events: list[Entry],
         *,
         at_head: bool,
         targets: list[Target],
@@ -198,9 +199,11 @@ class Projector:
         # together (a cache miss still asks PostgreSQL on the way).
         with conn.pipeline(), conn.transaction():
             for target in group:
-                rows = BatchRows(conn, target.projection, target.generation, self._cache(target))
-                for recorded in events:
-                    rows.apply(target.projection.handle(recorded, rows))
+                projection = target.projection
+                rows = BatchRows(conn, projection, target.generation, self._cache(target))
+                for entry in events:
+                    if self._wants(projection, entry.event_class):
+                        rows.apply(projection.handle(entry, rows))
                 written.append((target, rows))
                 rows.flush()
             if end is not None:
@@ -255,6 +258,13 @@ class Projector:
                 registry.retire(conn, projection, generation)
         except psycopg.errors.LockNotAvailable:  # a long read still uses it: the next start will
             log.warning("could not drop %s generation %d yet", projection.name, generation)
+
+    def _wants(self, projection: Projection, event_class: type[DomainEvent]) -> bool:
+        slot = (projection, event_class)
+        wanted = self._wanted.get(slot)
+        if wanted is None:
+            wanted = self._wanted[slot] = projection.wants(event_class)
+        return wanted
 
     def _cache(self, target: Target) -> RowCache:
         cache = self._caches.get(target.label)

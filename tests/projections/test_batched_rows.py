@@ -9,7 +9,7 @@ import pytest
 from projections.base import Key, Later, Projection, Put, Recorded, Row, settled
 from projections.catalog import PROJECTIONS
 from projections.character_sheets import CharacterSheetsV1
-from projections.memory import MemoryRows
+from projections.memory import MemoryRows, as_stored
 from tests.support.story import big_story, campaign_story, churn
 
 
@@ -33,7 +33,7 @@ class BatchedRows:
                     key = self.projection.table(change.table).key_of(change.row)
                     self.pending[(change.table, key)] = change.row
             for (table, key), row in self.pending.items():
-                self.stored[table][key] = settled(row)
+                self.stored[table][key] = as_stored(settled(row))
             self.pending.clear()
         return self
 
