@@ -1,7 +1,7 @@
 """Projector benchmark: catch-up throughput and commit-to-visible latency, each beside a
 baseline measured in the same run on the same server.
 
-    python bench/projections.py [--events 100000] [--batch-size 500] [--samples 200]
+    python bench/projections.py [--events 100000] [--lanes 2] [--fights 1] [--samples 200]
 
 Uses SENKI_BENCH_DATABASE_URL (a superuser URL) or an embedded PostgreSQL in .senki-bench.
 A fresh database is created and dropped. Not a test: it prints numbers and two ratios.
@@ -10,7 +10,12 @@ A fresh database is created and dropped. Not a test: it prints numbers and two r
 What is measured (issue #4):
 - Catch-up: events/s of a projector building every read model from position 0 (the log is
   written first), beside rows/s of a bare psycopg `executemany` of 100 four-column rows per
-  transaction into one table: the cheapest way Python gets rows into PostgreSQL.
+  transaction into one table: the cheapest way Python gets rows into PostgreSQL. The
+  projector runs as `senki project --lanes N` does: the read models split over N processes
+  (the timed span includes starting the child lanes). The backlog is campaign stories: 5
+  pilots with Assault Cores, a scenario started and closed, 20 sheet changes, and `--fights`
+  scripted three-turn fights per campaign (134 events each), so that every read model has
+  work; `--fights 0` is sheet churn alone, the costliest event mix per event.
 - Commit-to-visible: from the moment `ledger.append` returns (the event's commit is
   acknowledged) to the moment a LISTENing client receives the projector's `senki_projected`
   NOTIFY for a position at or past the event. The projector sends it inside the transaction
@@ -54,6 +59,7 @@ from domain.catalog import registry
 from infra import gc_tuning
 from infra.projector.runner import Projector, ProjectorOptions
 from infra.store.ledger import Ledger, StreamWrite, open_ledger
+from projections.catalog import PROJECTIONS
 from tests.support.databases import APP_ROLE, TestServer
 from tests.support.readside import tracked
 from tests.support.runtime import TEST_DICE_KEY
@@ -79,10 +85,10 @@ def server() -> Iterator[TestServer]:
         embedded.stop()
 
 
-def backlog(events: int) -> LoggedTable:
-    """Campaign stories (5 pilots each, sheet churn) until `events` events are decided."""
-    per_story = len(big_story(1).log)
-    table = big_story(-(-events // per_story))
+def backlog(events: int, fights: int = 1) -> LoggedTable:
+    """Campaign stories (5 pilots each, sheet churn, fights) until `events` are decided."""
+    per_story = len(big_story(1, fights=fights).log)
+    table = big_story(-(-events // per_story), fights=fights)
     del table.log[events:]
     return table
 
@@ -106,14 +112,23 @@ def raw_insert_rate(url: str, rows: int, per_tx: int = 100) -> float:
     return rows / elapsed
 
 
-def catch_up_rate(url: str, ledger: Ledger, batch_size: int) -> float:
+def catch_up_rate(url: str, ledger: Ledger, batch_size: int, lanes: int) -> float:
     """Events/s of a projector catching up the whole log into every read model."""
     head = ledger.head().position
     gc_tuning.tune()  # as `senki project` and `senki serve` do
-    projector = Projector(url, ledger, options=ProjectorOptions(batch_size=batch_size))
+    options = ProjectorOptions(batch_size=batch_size, lanes=lanes)
+    projector = Projector(url, ledger, options=options)
+    stop = threading.Event()
+    worker = threading.Thread(target=projector.run, args=(stop,))
     started = time.perf_counter()
-    projector.run(threading.Event(), until_caught_up=True)
-    return head / (time.perf_counter() - started)
+    worker.start()
+    try:  # every lane's models, not just this process's, must reach the head
+        _wait(lambda: all(tracked(url, p.name) >= head for p in PROJECTIONS), poll=0.01)
+        elapsed = time.perf_counter() - started
+    finally:
+        stop.set()
+        worker.join()
+    return head / elapsed
 
 
 class NotifyRoundTrip:
@@ -195,12 +210,12 @@ def _projected(conn: psycopg.Connection[tuple[object, ...]], timeout: float) -> 
     raise TimeoutError(f"no batch committed within {timeout} s")
 
 
-def _wait(check: Callable[[], bool], timeout: float = 600) -> None:
+def _wait(check: Callable[[], bool], timeout: float = 600, poll: float = 0.05) -> None:
     deadline = time.monotonic() + timeout
     while not check():
         if time.monotonic() > deadline:
             raise TimeoutError("projector did not catch up")
-        time.sleep(0.05)
+        time.sleep(poll)
 
 
 def _ms(values: list[float], q: float) -> float:
@@ -211,6 +226,8 @@ def main() -> None:
     parser = options.parser(__doc__)
     parser.add_argument("--events", type=int, default=100_000)
     parser.add_argument("--batch-size", type=int, default=500)
+    parser.add_argument("--lanes", type=int, default=2, help="as `senki project --lanes`")
+    parser.add_argument("--fights", type=int, default=1, help="scripted fights per campaign")
     parser.add_argument("--samples", type=int, default=200)
     args = parser.parse_args()
     if args.quick:
@@ -218,17 +235,17 @@ def main() -> None:
     with server() as pg, pg.fresh_database() as database:
         url, owner = pg.url(database, user=APP_ROLE), pg.url(database)
         print(f"PostgreSQL: {pg.kind}; deciding {args.events} events…", flush=True)
-        table = backlog(args.events)
+        table = backlog(args.events, args.fights)
         ledger = open_ledger(url, registry=registry)
         try:
             write(ledger, table.log, chunk=1000)
             # The baseline just before and just after the catch-up, so that a swing in the
             # machine's load during the run shows instead of skewing the ratio unseen.
             before = raw_insert_rate(owner, args.events // 2)
-            rate = catch_up_rate(url, ledger, args.batch_size)
+            rate = catch_up_rate(url, ledger, args.batch_size, args.lanes)
             after = raw_insert_rate(owner, args.events // 2)
             raw = (before + after) / 2
-            print(f"catch-up, all read models: {rate:10.0f} events/s")
+            print(f"catch-up, all read models: {rate:10.0f} events/s ({args.lanes} lanes)")
             print(f"raw insert, 100 rows/tx:   {raw:10.0f} rows/s (mean of before and after:")
             print(f"                           {before:10.0f} and {after:.0f} rows/s)")
             print(f"ratio: {rate / raw:.2f}× (aim ≥ 0.6×)")
@@ -242,7 +259,7 @@ def main() -> None:
         args.json,
         [
             Figure(
-                "catch-up into every read model",
+                f"catch-up into every read model ({args.lanes} lanes)",
                 rate,
                 "events/s",
                 "raw insert, 100 rows per transaction",

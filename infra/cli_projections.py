@@ -31,6 +31,14 @@ def project(
     health_port: Annotated[
         int, typer.Option(min=0, max=65535, help="Serve GET /healthz on this port (0: none).")
     ] = 0,
+    lanes: Annotated[
+        int,
+        typer.Option(
+            min=1,
+            max=16,
+            help="Processes to split the read models over (one per core; at most one per model).",
+        ),
+    ] = 1,
 ) -> None:
     """Run every projection (one projector per database; a second one waits on standby)."""
     from infra import bootstrap
@@ -44,7 +52,9 @@ def project(
         )
         projector = Projector(runtime.urls.service, runtime.ledger)
         label = f"senki-projector:{name}" if name else "senki-projector"
-        projector.options = ProjectorOptions(batch_size=batch_size, application_name=label)
+        projector.options = ProjectorOptions(
+            batch_size=batch_size, application_name=label, lanes=lanes
+        )
         if health_port:
             from infra.projector.health import serve_health
 

@@ -4,13 +4,16 @@ Exactly once: a batch's row changes and the tracking positions they account for 
 together, and each position only moves from the value this projector last wrote (a fence).
 One projector per database: a session-level advisory lock on a dedicated connection; a second
 projector stands by, retrying, and takes over when the holder's session ends (a crash, a
-SIGKILL and a lost connection all end it). The lock connection also LISTENs on each shard's
+SIGKILL and a lost connection all end it). The same connection also holds a lock per read
+model it projects, which is what lanes (`infra.projector.lanes`: models split over child
+processes) rely on. The lock connection also LISTENs on each shard's
 channel (the event store NOTIFYs `events_<shard>` on every append), with a poll fallback.
 """
 
 from __future__ import annotations
 
 import logging
+import os
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -22,6 +25,7 @@ from psycopg import sql
 
 from domain.events import DomainEvent
 from infra.projector import registry
+from infra.projector.lanes import ChildLanes, LaneSpec, model_lock, split
 from infra.projector.log import Entry, read_batch
 from infra.projector.registry import Target
 from infra.projector.rows import BatchRows, RowCache
@@ -44,6 +48,8 @@ class ProjectorOptions:
     standby_s: float = 0.5  # how often a standby projector tries the lock
     reload_s: float = 5.0  # longest time between two readings of the registry
     application_name: str = "senki-projector"
+    lanes: int = 1  # processes to split the read models over (this one and lanes − 1 children)
+    models_only: bool = False  # a child lane: its models' locks only, not the projector lock
 
 
 @dataclass
@@ -56,7 +62,10 @@ class Projector:
     options: ProjectorOptions = field(default_factory=ProjectorOptions)
     on_batch: Progress | None = None
     state: str = "starting"  # starting → standby → active → stopped
+    parent: int | None = None  # a child lane stops when this process is no longer its parent
     _caches: dict[str, RowCache] = field(default_factory=dict)
+    _working: Sequence[Projection] = ()
+    _children: ChildLanes | None = None
     _wanted: dict[tuple[Projection, type[DomainEvent]], bool] = field(default_factory=dict)
 
     def run(self, stop: threading.Event, *, until_caught_up: bool = False) -> None:
@@ -88,24 +97,55 @@ class Projector:
 
     def _session(self, stop: threading.Event, until_caught_up: bool) -> bool:
         with self._connect("-lock") as lock:
-            if not self._acquire(lock, stop):
+            mine, others = self._lanes()
+            if not self._acquire(lock, stop, mine):
                 return True
-            self.state = "active"
-            for shard in range(len(self.ledger.shards)):
-                lock.execute(sql.SQL("LISTEN {}").format(sql.Identifier(_channel(shard))))
-            lock.execute(sql.SQL("LISTEN {}").format(sql.Identifier(WAKE_CHANNEL)))
-            with self._connect() as conn:
-                with conn.transaction():
-                    registry.ensure(conn, self.projections, len(self.ledger.shards))
-                for projection in self.projections:
-                    for generation in registry.leftovers(conn, projection):
-                        self._retire(conn, projection, generation)
-                return self._follow(conn, lock, stop, until_caught_up)
+            self.state, self._working = "active", mine
+            try:
+                return self._active(lock, stop, until_caught_up, others)
+            finally:
+                if self._children is not None:
+                    self._children.stop()
+                    self._children = None
 
-    def _acquire(self, lock: psycopg.Connection[tuple[Any, ...]], stop: threading.Event) -> bool:
-        while not stop.is_set():
-            row = lock.execute("SELECT pg_try_advisory_lock(%s)", (PROJECTOR_LOCK,)).fetchone()
-            if row is not None and row[0]:
+    def _lanes(self) -> tuple[list[Projection], list[list[Projection]]]:
+        """The models this process projects, and those of each child lane it starts."""
+        if self.options.models_only or self.options.lanes <= 1:
+            return list(self.projections), []
+        first, *others = split(self.projections, self.options.lanes)
+        return first, others
+
+    def _active(
+        self,
+        lock: psycopg.Connection[tuple[Any, ...]],
+        stop: threading.Event,
+        until_caught_up: bool,
+        others: list[list[Projection]],
+    ) -> bool:
+        for shard in range(len(self.ledger.shards)):
+            lock.execute(sql.SQL("LISTEN {}").format(sql.Identifier(_channel(shard))))
+        lock.execute(sql.SQL("LISTEN {}").format(sql.Identifier(WAKE_CHANNEL)))
+        with self._connect() as conn:
+            with conn.transaction():
+                registry.ensure(conn, self._working, len(self.ledger.shards))
+            for projection in self._working:
+                for generation in registry.leftovers(conn, projection):
+                    self._retire(conn, projection, generation)
+            if others:  # after this lane's own set-up, so that they find the schema ready
+                specs = [self._lane_spec(index, models) for index, models in enumerate(others, 1)]
+                self._children = ChildLanes(specs)
+                self._children.start()
+                log.info("projector lanes: %s", [[p.name for p in lane] for lane in others])
+            return self._follow(conn, lock, stop, until_caught_up)
+
+    def _acquire(
+        self,
+        lock: psycopg.Connection[tuple[Any, ...]],
+        stop: threading.Event,
+        models: Sequence[Projection],
+    ) -> bool:
+        while not stop.is_set() and self._parent_alive():
+            if self._try_locks(lock, models):
                 return True
             if self.state != "standby":
                 log.info("projector on standby: another one holds the lock")
@@ -125,6 +165,10 @@ class Projector:
         every = range(len(self.ledger.shards))
         shards: Sequence[int] = every
         while not stop.is_set():
+            if not self._parent_alive():
+                return True
+            if self._children is not None:
+                self._children.check()
             more, switched = self._pass(conn, targets, shards)
             shards = every
             if switched:
@@ -146,9 +190,40 @@ class Projector:
                 shards = [i for i in every if _channel(i) in woke] or every
         return True
 
+    def _try_locks(
+        self, lock: psycopg.Connection[tuple[Any, ...]], models: Sequence[Projection]
+    ) -> bool:
+        """The projector lock (unless a child lane) and every model's lock, or none of them."""
+        keys: list[tuple[int, ...]] = [] if self.options.models_only else [(PROJECTOR_LOCK,)]
+        keys += [model_lock(p.name) for p in models]
+        held: list[tuple[int, ...]] = []
+        for key in keys:
+            marks = ", ".join(["%s"] * len(key))
+            row = lock.execute(f"SELECT pg_try_advisory_lock({marks})", key).fetchone()
+            if row is None or not row[0]:
+                for taken in held:  # a lane of an earlier projector still works this model
+                    marks = ", ".join(["%s"] * len(taken))
+                    lock.execute(f"SELECT pg_advisory_unlock({marks})", taken)
+                return False
+            held.append(key)
+        return True
+
+    def _parent_alive(self) -> bool:
+        return self.parent is None or os.getppid() == self.parent
+
+    def _lane_spec(self, index: int, models: list[Projection]) -> LaneSpec:
+        return LaneSpec(
+            url=self.url,
+            shards=len(self.ledger.shards),
+            models=[p.name for p in models],
+            batch_size=self.options.batch_size,
+            application_name=f"{self.options.application_name}-lane{index}",
+            parent=os.getpid(),
+        )
+
     def _targets(self, conn: psycopg.Connection[tuple[Any, ...]]) -> list[Target]:
         with conn.transaction():
-            return registry.targets(conn, self.projections)
+            return registry.targets(conn, self._working)
 
     def _pass(
         self,

@@ -78,8 +78,14 @@ def caught_up(url: str, ledger: Ledger) -> Callable[[], bool]:
     return lambda: all(tracked(url, p.name) == head for p in PROJECTIONS)
 
 
-def moved_past(url: str, position: int) -> Callable[[], bool]:
-    return lambda: progress(url, "character_sheets") > position
+def moved_past(url: str, position: int, name: str = "character_sheets") -> Callable[[], bool]:
+    return lambda: progress(url, name) > position
+
+
+def children(pid: int) -> list[int]:
+    """The child processes of `pid` (Linux): a projector's lanes."""
+    found = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    return [int(child) for child in found]
 
 
 def busy(url: str, name: str) -> Callable[[], bool]:
@@ -102,25 +108,32 @@ def rebuilt_from_scratch(app_url: str, ledger: Ledger) -> dict[str, Snapshot]:
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("lanes", [1, 2])
 def test_sigkill_mid_batch_then_restart_equals_a_rebuild_from_scratch(
-    app_url: str, owner_url: str, ledger: Ledger, tmp_path: Path
+    app_url: str, owner_url: str, ledger: Ledger, tmp_path: Path, lanes: int
 ) -> None:
-    write(ledger, big_story(30).log)
+    write(ledger, big_story(30, fights=1).log)
     head = ledger.head().position
     reached = [0]
+    slowest = "encounter_log"  # the costliest model: the kill must come before its end
     for kill in range(2):
-        projector = spawn_projector(app_url, owner_url, "victim", tmp_path, batch_size=25)
+        projector = spawn_projector(
+            app_url, owner_url, "victim", tmp_path, batch_size=25, lanes=lanes
+        )
         try:
-            wait_for(moved_past(app_url, reached[-1]), every=0.001, alive=[projector])
+            wait_for(moved_past(app_url, reached[-1], slowest), every=0.001, alive=[projector])
             wait_for(busy(app_url, "victim"), every=0.001, alive=[projector])
-            os.kill(projector.pid, signal.SIGKILL)  # its batch's transaction is open
+            lanes_now = children(projector.pid)
+            assert len(lanes_now) == lanes - 1
+            for pid in [projector.pid, *lanes_now]:  # a pod killed: every process at once
+                os.kill(pid, signal.SIGKILL)  # the first lane's batch transaction is open
         finally:
             stop(projector)
-        reached.append(progress(app_url, "character_sheets"))
+        reached.append(progress(app_url, slowest))
         assert reached[-1] < head, f"kill {kill} came after the end"
     assert reached == sorted(reached)
 
-    survivor = spawn_projector(app_url, owner_url, "survivor", tmp_path, batch_size=25)
+    survivor = spawn_projector(app_url, owner_url, "survivor", tmp_path, batch_size=25, lanes=lanes)
     try:
         wait_for(caught_up(app_url, ledger), alive=[survivor])
     finally:
@@ -175,14 +188,51 @@ def test_two_projectors_one_works_one_waits_and_killing_the_first_hands_over(
 
 
 @pytest.mark.slow
-def test_a_rebuild_while_commands_keep_arriving_ends_equal_to_the_live_view(
+def test_lanes_split_the_models_over_processes_and_end_with_the_lock_holder(
     app_url: str, owner_url: str, ledger: Ledger, tmp_path: Path
+) -> None:
+    story = big_story(4, fights=1)
+    half = len(story.log) // 2
+    versions: dict[UUID, int] = {}
+    write(ledger, story.log[:half], versions)
+    ports = {n: free_port() for n in ("a", "b")}
+    a = spawn_projector(app_url, owner_url, "a", tmp_path, health_port=ports["a"], lanes=2)
+    b: subprocess.Popen[bytes] | None = None
+    try:
+        wait_for(caught_up(app_url, ledger), alive=[a])
+        lane = ["senki-projector:a-lane1", "senki-projector:a-lane1-lock"]
+        wait_for(lambda: sessions(app_url, "senki-projector:a-lane1") == lane, alive=[a])
+        b = spawn_projector(app_url, owner_url, "b", tmp_path, health_port=ports["b"], lanes=2)
+        wait_for(lambda: health(ports["b"]) == "standby", alive=[a, b])
+        assert sessions(app_url, "senki-projector:b-lane") == []  # a standby starts no lanes
+
+        os.kill(a.pid, signal.SIGKILL)
+        a.wait(10)
+        # The kernel tells the orphaned lane its parent died; it stops, ending its sessions.
+        wait_for(lambda: sessions(app_url, "senki-projector:a-lane1") == [], alive=[b])
+        write(ledger, story.log[half:], versions)
+
+        wait_for(lambda: lock_holder(app_url) == "senki-projector:b-lock", alive=[b])
+        wait_for(caught_up(app_url, ledger), alive=[b])
+        assert len(sessions(app_url, "senki-projector:b-lane1")) == 2
+    finally:
+        stop(a)
+        if b is not None:
+            stop(b)
+    for projection in PROJECTIONS:
+        assert snapshot(app_url, projection) == reference(ledger, projection), projection.name
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("lanes", [1, 2])
+def test_a_rebuild_while_commands_keep_arriving_ends_equal_to_the_live_view(
+    app_url: str, owner_url: str, ledger: Ledger, tmp_path: Path, lanes: int
 ) -> None:
     story = big_story(100)
     third = len(story.log) // 10
     versions: dict[UUID, int] = {}
     write(ledger, story.log[:third], versions)
-    projector = spawn_projector(app_url, owner_url, "live", tmp_path, batch_size=50)
+    projector = spawn_projector(app_url, owner_url, "live", tmp_path, batch_size=50, lanes=lanes)
     done, rebuilt = threading.Event(), threading.Event()
     counts: list[int] = []
 

@@ -52,11 +52,13 @@ def spawn_projector(
     *,
     batch_size: int = 500,
     health_port: int = 0,
+    lanes: int = 1,
 ) -> subprocess.Popen[bytes]:
     path = log_dir / f"projector-{name}.log"
     log = path.open("ab")
     command = [sys.executable, "-m", "infra.cli_projections", "project"]
     options = ["--batch-size", str(batch_size), "--name", name, "--health-port", str(health_port)]
+    options += ["--lanes", str(lanes)]
     process = subprocess.Popen(
         [*command, *options],
         env=senki_env(app_url, owner_url),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
 from uuid import UUID
 
 from domain.campaign import character_commands as ch
@@ -69,12 +70,36 @@ def churn(table: LoggedTable, pilot: UUID, times: int) -> None:
         table.append(pilot, ch.unequip(table.character(pilot), off, at=AT, by=GM))
 
 
-def big_story(campaigns: int, *, pilots: int = 5, churn_times: int = 10) -> LoggedTable:
-    """Several campaign stories in one log, with sheet churn: a backlog worth projecting."""
+def fight(table: LoggedTable, campaign: UUID) -> None:
+    """The scripted three-turn Glorious Drive fight (134 events: dice, declarations, rulings,
+    reactions, injuries), once more under a new encounter stream of `campaign`."""
+    opened, *rest = _scripted_fight()
+    table.append(table.fresh_id(), [opened.model_copy(update={"campaign_id": campaign}), *rest])
+
+
+@cache
+def _scripted_fight() -> tuple[DomainEvent, ...]:
+    from tests.unit.encounter import test_scripted_encounter as script
+
+    fought = script.line_up()
+    for turn in (script.turn_1, script.turn_2, script.turn_3):
+        turn(fought)
+    return tuple(fought.events)
+
+
+def big_story(
+    campaigns: int, *, pilots: int = 5, churn_times: int = 10, fights: int = 0
+) -> LoggedTable:
+    """Several campaign stories in one log, with sheet churn and, if asked, fights: a backlog
+    worth projecting."""
     table = LoggedTable()
     for _ in range(campaigns):
         campaign_story(table, pilots=pilots)
         churn(table, table.pilots[-1], churn_times)
+        campaign = table.character(table.pilots[-1]).campaign_id
+        for _ in range(fights):
+            assert campaign is not None
+            fight(table, campaign)
     return table
 
 
