@@ -5,14 +5,14 @@ from __future__ import annotations
 from projections.base import Projection
 from projections.campaign_timeline import CampaignTimelineV2
 from projections.character_sheets import CharacterSheetsV1
-from projections.encounter_log import EncounterLogV3
+from projections.encounter_log import EncounterLogV4
 from projections.hp_ledger import HpLedgerV1
 from projections.rulings import RulingsV1
 
 PROJECTIONS: tuple[Projection, ...] = (
     CharacterSheetsV1(),
     HpLedgerV1(),
-    EncounterLogV3(),
+    EncounterLogV4(),
     RulingsV1(),
     CampaignTimelineV2(),
 )

@@ -20,13 +20,14 @@ ENCOUNTERS = "encounter_log_encounters"
 OPENING = "EncounterOpened"
 
 
-class EncounterLogV3(Projection):
+class EncounterLogV4(Projection):
     """Lines keyed by encounter and version; read by encounter in stream order."""
 
     name = "encounter_log"
     # 2: readable lines for recorded commands, disputes and corrections; 3: keyed by encounter
-    # and version, as positions repeat across the shards of the log.
-    version = 3
+    # and version, as positions repeat across the shards of the log; 4: a readable line for
+    # every event of the three rulesets.
+    version = 4
     tables: ClassVar[Sequence[Table]] = (
         Table(
             LOG,

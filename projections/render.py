@@ -166,3 +166,9 @@ def _corrected(event: DomainEvent) -> Line:
         f"Correction for {who}: {changes} (the original ruling stays in the log)",
         f"{who}の訂正：{changes}（元の裁定は記録に残る）",
     )
+
+
+# The rulesets' renderers register on import. They import `renders` from this module, so they
+# are imported last, once everything they need from it is defined. Wizardry-style round and
+# Armor Knights facts need none: each carries its own `summary_en`/`summary_ja`.
+from projections import render_gd  # noqa: E402, F401

@@ -6,7 +6,7 @@ from __future__ import annotations
 from domain.encounter import disputes
 from domain.encounter.replay import Amendment, replay
 from infra.store.mapper import Recorded
-from projections.encounter_log import EncounterLogV3
+from projections.encounter_log import EncounterLogV4
 from projections.memory import MemoryRows
 from projections.rulings import RULINGS, RulingsV1
 from tests.unit.encounter.log import FIGHT
@@ -54,7 +54,7 @@ def test_the_rulings_model_keeps_the_disputed_original() -> None:
 
 
 def test_the_encounter_log_shows_the_ruling_and_its_correction() -> None:
-    projection = EncounterLogV3()
+    projection = EncounterLogV4()
     memory = MemoryRows(projection).feed(amended_story())
     lines = [row for table in projection.tables for row in memory.rows(table.name)]
     texts = " ".join(str(row.get("line_en", "")) for row in lines)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import uuid
 
-from projections.encounter_log import LOG, EncounterLogV3
+from projections.encounter_log import LOG, EncounterLogV4
 from projections.memory import MemoryRows
 from tests.projections.events import (
     AT,
@@ -18,7 +18,7 @@ from tests.projections.events import (
 
 
 def lines(*logged: object) -> list[dict[str, object]]:
-    return MemoryRows(EncounterLogV3()).feed(logged).rows(LOG)  # type: ignore[arg-type]
+    return MemoryRows(EncounterLogV4()).feed(logged).rows(LOG)  # type: ignore[arg-type]
 
 
 def test_every_event_of_an_encounter_gets_a_line_in_both_languages_in_order() -> None:
