@@ -7,13 +7,13 @@ from projections.campaign_timeline import CampaignTimelineV2
 from projections.character_sheets import CharacterSheetsV1
 from projections.encounter_log import EncounterLogV4
 from projections.hp_ledger import HpLedgerV1
-from projections.rulings import RulingsV1
+from projections.rulings import RulingsV2
 
 PROJECTIONS: tuple[Projection, ...] = (
     CharacterSheetsV1(),
     HpLedgerV1(),
     EncounterLogV4(),
-    RulingsV1(),
+    RulingsV2(),
     CampaignTimelineV2(),
 )
 

@@ -13,22 +13,36 @@ from collections.abc import Iterator, Sequence
 from typing import Any, ClassVar
 
 from domain.events import DomainEvent
-from projections.base import Change, Column, Projection, Put, Recorded, Row, Rows, Table, field
+from projections.base import (
+    Change,
+    Column,
+    Projection,
+    Put,
+    Recorded,
+    Row,
+    Rows,
+    Table,
+    encoded,
+    field,
+)
 from projections.base import position_of as _position
 
 RULINGS = "rulings"
 COMBATANTS = "rulings_combatants"
 RULING = "RulingRecorded"
+JOINED = "CombatantJoined"
 DISPUTE_TYPES = frozenset({"RulingDisputed"})
 # Sheet fields that name the character or unit behind a combatant.
 _SHEET_IDS = ("character_id", "pilot_id", "unit_id")
 
 
-class RulingsV1(Projection):
+class RulingsV2(Projection):
     """Rulings keyed by (encounter, stream version), indexed by rule ID and subject."""
 
     name = "rulings"
-    version = 1
+    # 2: only a join names the sheets behind a combatant; a correction of the combatant no
+    # longer wipes them (its event also has a `combatant_id`).
+    version = 2
     tables: ClassVar[Sequence[Table]] = (
         Table(
             RULINGS,
@@ -66,7 +80,7 @@ class RulingsV1(Projection):
 
     def wants(self, event_class: type[DomainEvent]) -> bool:
         kind = event_class.event_type
-        return kind == RULING or kind in DISPUTE_TYPES or "combatant_id" in event_class.model_fields
+        return kind in {RULING, JOINED} or kind in DISPUTE_TYPES
 
     def handle(self, recorded: Recorded, rows: Rows) -> list[Change]:
         """Rulings, the combatants they may name, and disputes of them."""
@@ -76,16 +90,18 @@ class RulingsV1(Projection):
         if event.event_type in DISPUTE_TYPES:
             return self._dispute(recorded, rows)
         combatant = field(event, "combatant_id")
-        if isinstance(combatant, str):
+        if event.event_type == JOINED and isinstance(combatant, str):
             return [Put(COMBATANTS, self._joined(recorded, rows, combatant))]
         return []
 
     def _ruling(self, recorded: Recorded, rows: Rows) -> Row:
         event = recorded.event
-        data = event.model_dump(mode="json")
+        # Read field by field, not dumped whole: rulings are a sixth of a fight's events.
+        inputs, outcome = field(event, "inputs") or {}, field(event, "outcome") or {}
+        dice = field(event, "roll_seqs")
         known = rows.get(COMBATANTS, (recorded.stream_id,))
         combatants: dict[str, list[str]] = known["combatants"] if known else {}
-        named = set(_strings(data.get("inputs"))) | set(_strings(data.get("outcome")))
+        named = set(_strings(inputs)) | set(_strings(outcome))
         subjects = sorted({i for c in named & set(combatants) for i in (c, *combatants[c])})
         return {
             "encounter_id": recorded.stream_id,
@@ -93,13 +109,13 @@ class RulingsV1(Projection):
             "position": _position(recorded),
             "at": event.at,
             "by": event.by,
-            "rule_ids": [str(r) for r in data.get("rule_ids", ())],
-            "inputs": data.get("inputs", {}),
-            "outcome": data.get("outcome", {}),
-            "dice": list(data.get("roll_seqs", data.get("dice", ()))),
-            "options": data.get("options", {}),
-            "summary_en": str(data.get("summary_en", "")),
-            "summary_ja": str(data.get("summary_ja", "")),
+            "rule_ids": [str(r) for r in field(event, "rule_ids") or ()],
+            "inputs": encoded(inputs),
+            "outcome": encoded(outcome),
+            "dice": list(dice if dice is not None else field(event, "dice") or ()),
+            "options": encoded(field(event, "options") or {}),
+            "summary_en": str(field(event, "summary_en") or ""),
+            "summary_ja": str(field(event, "summary_ja") or ""),
             "subjects": subjects,
             "disputed": False,
             "disputes": [],

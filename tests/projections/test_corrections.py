@@ -8,7 +8,7 @@ from domain.encounter.replay import Amendment, replay
 from infra.store.mapper import Recorded
 from projections.encounter_log import EncounterLogV4
 from projections.memory import MemoryRows
-from projections.rulings import RULINGS, RulingsV1
+from projections.rulings import RULINGS, RulingsV2
 from tests.unit.encounter.log import FIGHT
 from tests.unit.encounter.table import AT
 from tests.unit.encounter.test_disputes import (
@@ -47,7 +47,7 @@ def amended_story() -> list[Recorded]:
 
 
 def test_the_rulings_model_keeps_the_disputed_original() -> None:
-    rows = MemoryRows(RulingsV1()).feed(amended_story()).rows(RULINGS)
+    rows = MemoryRows(RulingsV2()).feed(amended_story()).rows(RULINGS)
     damage = next(r for r in rows if "GD-DMG-1" in r["rule_ids"])  # type: ignore[operator]
     assert damage["disputed"] is True
     assert damage["outcome"]["damage"] == 130  # type: ignore[index]  # as it was ruled

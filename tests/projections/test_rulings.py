@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from domain.encounter.dispute_events import CombatantCorrected
 from projections.memory import MemoryRows
-from projections.rulings import RULINGS, RulingsV1
+from projections.rulings import RULINGS, RulingsV2
 from tests.projections.events import (
     AT,
     ENCOUNTER,
@@ -16,7 +17,7 @@ from tests.projections.events import (
 
 
 def rulings(*logged: object) -> list[dict[str, object]]:
-    return MemoryRows(RulingsV1()).feed(logged).rows(RULINGS)  # type: ignore[arg-type]
+    return MemoryRows(RulingsV2()).feed(logged).rows(RULINGS)  # type: ignore[arg-type]
 
 
 def test_a_ruling_keeps_rules_inputs_outcome_dice_and_both_summaries() -> None:
@@ -35,6 +36,18 @@ def test_a_ruling_names_the_combatants_it_mentions_and_the_characters_behind_the
     [row] = rulings(
         *encounter(joined("ace", character_id=str(PILOT)), joined("bolt"), ruling("ace", "R-1"))
     )
+
+    assert row["subjects"] == sorted(["ace", str(PILOT)])
+
+
+def test_a_correction_after_the_join_keeps_the_character_behind_the_combatant() -> None:
+    amended = CombatantCorrected(
+        dispute_id="d-1", combatant_id="ace", changes={"hp": 334}, previous={"hp": 300},
+        at=AT, by="gm",
+    )  # fmt: skip
+    joined_ace = joined("ace", character_id=str(PILOT))
+
+    [row] = rulings(*encounter(joined_ace, amended, ruling("ace", "R-1")))
 
     assert row["subjects"] == sorted(["ace", str(PILOT)])
 

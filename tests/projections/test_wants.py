@@ -13,15 +13,15 @@ from domain.encounter.events import EncounterOpened
 from infra.projector.log import Entry
 from projections.hp_ledger import HpLedgerV1
 from projections.memory import MemoryRows
-from projections.rulings import RulingsV1
+from projections.rulings import RulingsV2
 from tests.projections import events
 from tests.support.story import campaign_story
 
 
 def test_a_read_model_wants_its_own_events_and_not_the_rest() -> None:
     assert not HpLedgerV1().wants(ItemEquipped)  # a sheet change is no scenario's business
-    assert not RulingsV1().wants(EncounterOpened)
-    assert RulingsV1().wants(type(events.joined("c1")))  # it names a combatant
+    assert not RulingsV2().wants(EncounterOpened)
+    assert RulingsV2().wants(type(events.joined("c1")))  # it names a combatant
 
 
 def test_an_event_is_decoded_only_when_a_read_model_asks_for_it() -> None:
