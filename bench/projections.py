@@ -21,9 +21,10 @@ What is measured (issue #4):
   NOTIFY for a position at or past the event. The projector sends it inside the transaction
   that writes the rows, so it is delivered after they are visible: a reader polling the read
   model would see them a delivery earlier, and the figure is an upper bound. The projector is
-  a separate process (`senki project`), woken by the event store's own NOTIFY; it reads the
-  event, applies it to every read model and commits, so the path holds two NOTIFY deliveries
-  and two round trips.
+  a separate process (`senki project --lanes N`), woken by the event store's own NOTIFY; it
+  reads the event, applies it to every read model and commits, so the path holds two NOTIFY
+  deliveries and two round trips. With lanes, each lane NOTIFYs for its own models; the
+  sample ends when every model has reported the position.
 - The reference: from sending a bare `NOTIFY` on one autocommit connection to its delivery on
   another that LISTENs: one commit and one delivery, the least a projector could add. Both
   figures travel the same way (a NOTIFY to a LISTENing psycopg connection, read with
@@ -47,6 +48,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import psycopg
+from psycopg import sql
 from psycopg.types.json import Jsonb
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -58,6 +60,7 @@ from domain.campaign.model import Item
 from domain.catalog import registry
 from infra import gc_tuning
 from infra.projector.runner import Projector, ProjectorOptions
+from infra.projector.tables import read_table
 from infra.store.ledger import Ledger, StreamWrite, open_ledger
 from projections.catalog import PROJECTIONS
 from tests.support.databases import APP_ROLE, TestServer
@@ -67,6 +70,7 @@ from tests.support.story import LoggedTable, big_story, write
 from tests.unit.campaign.table import AT, GM
 
 _WARM_UP = 3  # appends before the timed ones
+Conn = psycopg.Connection[tuple[object, ...]]
 
 
 @contextmanager
@@ -123,12 +127,25 @@ def catch_up_rate(url: str, ledger: Ledger, batch_size: int, lanes: int) -> floa
     started = time.perf_counter()
     worker.start()
     try:  # every lane's models, not just this process's, must reach the head
-        _wait(lambda: all(tracked(url, p.name) >= head for p in PROJECTIONS), poll=0.01)
+        with psycopg.connect(url, autocommit=True) as conn:  # one connection: polls are cheap
+            _wait(lambda: _lowest_live_position(conn) >= head, poll=0.01)
         elapsed = time.perf_counter() - started
     finally:
         stop.set()
         worker.join()
     return head / elapsed
+
+
+def _lowest_live_position(conn: Conn) -> int:
+    """The lowest position any read model's live generation reflects (-1: one is not live)."""
+    query = sql.SQL(
+        "SELECT count(DISTINCT p.name), coalesce(min(t.position), -1) FROM {} p JOIN {} t "
+        "ON t.projection = p.name AND t.generation = p.live_generation"
+    ).format(read_table("projections"), read_table("tracking"))
+    row = conn.execute(query).fetchone()
+    assert row is not None
+    live, lowest = int(str(row[0])), int(str(row[1]))
+    return lowest if live == len(PROJECTIONS) else -1
 
 
 class NotifyRoundTrip:
@@ -154,7 +171,7 @@ class NotifyRoundTrip:
 
 
 def visible_latencies(
-    url: str, owner_url: str, ledger: Ledger, table: LoggedTable, samples: int
+    url: str, owner_url: str, ledger: Ledger, table: LoggedTable, *, samples: int, lanes: int
 ) -> tuple[list[float], list[float]]:
     """Seconds from an append's commit to the projector's NOTIFY that it is in every read
     model (a separate `senki project` process), and bare NOTIFY round trips taken in turn."""
@@ -163,10 +180,11 @@ def visible_latencies(
         "SENKI_MIGRATION_DATABASE_URL": owner_url,
         "SENKI_DICE_MASTER_KEY": TEST_DICE_KEY,
     }
-    command = [sys.executable, "-m", "infra.cli_projections", "project"]
+    command = [sys.executable, "-m", "infra.cli_projections", "project", "--lanes", str(lanes)]
     process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL)
     pilot = table.pilots[-1]
     version = len(table.streams[pilot])
+    names = [p.name for p in PROJECTIONS]
     charm = Item(name="charm", slot="accessory", cost=5, stats={"piloting": 10})
     found: list[float] = []
     reference = NotifyRoundTrip(url)
@@ -188,8 +206,11 @@ def visible_latencies(
                 [position] = ledger.append([StreamWrite(pilot, version, events)])
                 started = time.perf_counter()
                 version += 1
-                while _projected(conn, timeout=60 if n < 0 else 10) < position:
-                    pass
+                reached = dict.fromkeys(names, 0)
+                while min(reached.values()) < position:  # every model, whichever lane has it
+                    for at, models in _projected(conn, timeout=60 if n < 0 else 10):
+                        for name in models & reached.keys():
+                            reached[name] = max(reached[name], at)
                 if n < 0:
                     continue
                 found.append(time.perf_counter() - started)
@@ -203,11 +224,19 @@ def visible_latencies(
     return found, rtt
 
 
-def _projected(conn: psycopg.Connection[tuple[object, ...]], timeout: float) -> int:
-    """The position of the next batch the projector commits (blocks until one does)."""
+def _projected(conn: Conn, timeout: float) -> list[tuple[int, set[str]]]:
+    """Position and models of each batch committed next (blocks until one is).
+
+    The generator is read to its end: notifications that arrived in the same packet as the
+    first (two lanes committing together) would be lost if it were left early.
+    """
+    found = []
     for notice in conn.notifies(timeout=timeout, stop_after=1):
-        return int(notice.payload.partition(":")[2])
-    raise TimeoutError(f"no batch committed within {timeout} s")
+        _, position, models = notice.payload.split(":")
+        found.append((int(position), set(models.split(","))))
+    if not found:
+        raise TimeoutError(f"no batch committed within {timeout} s")
+    return found
 
 
 def _wait(check: Callable[[], bool], timeout: float = 600, poll: float = 0.05) -> None:
@@ -249,7 +278,9 @@ def main() -> None:
             print(f"raw insert, 100 rows/tx:   {raw:10.0f} rows/s (mean of before and after:")
             print(f"                           {before:10.0f} and {after:.0f} rows/s)")
             print(f"ratio: {rate / raw:.2f}× (aim ≥ 0.6×)")
-            seen, rtt = visible_latencies(url, owner, ledger, table, args.samples)
+            seen, rtt = visible_latencies(
+                url, owner, ledger, table, samples=args.samples, lanes=args.lanes
+            )
         finally:
             ledger.close()
     print(f"LISTEN/NOTIFY round trip: p50 {_ms(rtt, 50):6.2f} ms  p95 {_ms(rtt, 95):6.2f} ms")

@@ -40,6 +40,8 @@ class EventRegistry:
     def __init__(self) -> None:
         self._classes: dict[str, type[DomainEvent]] = {}
         self._upcasters: dict[tuple[str, int], Upcaster] = {}
+        # Topics already resolved: a projector asks for every event of the log.
+        self._topics: dict[str, tuple[type[DomainEvent], int]] = {}
 
     def register(self, *classes: type[DomainEvent]) -> None:
         for cls in classes:
@@ -81,6 +83,12 @@ class EventRegistry:
         return self._class_of(topic)[0]
 
     def _class_of(self, topic: str) -> tuple[type[DomainEvent], int]:
+        known = self._topics.get(topic)
+        if known is None:
+            known = self._topics[topic] = self._resolve(topic)
+        return known
+
+    def _resolve(self, topic: str) -> tuple[type[DomainEvent], int]:
         event_type, _, version_text = topic.rpartition(".v")
         cls = self._classes.get(event_type)
         if cls is None or not version_text.isdigit():

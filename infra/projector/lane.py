@@ -34,7 +34,7 @@ def die_with_parent(parent: int) -> None:
 def main(argv: list[str]) -> None:
     spec = LaneSpec(**json.loads(argv[0]))
     die_with_parent(spec.parent)
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s[%(process)d] %(message)s")
     gc_tuning.tune()
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())

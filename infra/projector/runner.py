@@ -35,7 +35,9 @@ from projections.catalog import PROJECTIONS
 
 PROJECTOR_LOCK = 0x53454E4B4950  # "SENKIP": one projector per database
 WAKE_CHANNEL = "senki_projections"  # `projections rebuild` wakes the projector with it
-PROJECTED_CHANNEL = "senki_projected"  # payload "<shard>:<position>" after each batch commits
+# After each batch commits: "<shard>:<position>:<model>,<model>…", the live models it moved
+# (with lanes, each lane speaks for its own models).
+PROJECTED_CHANNEL = "senki_projected"
 _PROJECTED = sql.SQL("SELECT pg_notify({}, %s)").format(sql.Literal(PROJECTED_CHANNEL))
 log = logging.getLogger("senki.projector")
 Progress = Callable[[Target, int, int], None]  # target, shard, position
@@ -76,6 +78,8 @@ class Projector:
                     if self._session(stop, until_caught_up):
                         return
                 except psycopg.Error as error:  # a lost connection, or fenced out
+                    if stop.is_set():  # stopping anyway (a lane's parent left, say)
+                        return
                     log.warning("projector: %s; starting over", error)
                     self.forget()
                     stop.wait(self.options.poll_s)
@@ -283,7 +287,9 @@ class Projector:
                 rows.flush()
             if end is not None:
                 registry.advance(conn, group, shard, end)
-                conn.execute(_PROJECTED, (f"{shard}:{end}",))  # readers can wait for it
+                live = sorted({t.projection.name for t in group if not t.building})
+                if live:  # readers can wait for it
+                    conn.execute(_PROJECTED, (f"{shard}:{end}:{','.join(live)}",))
             moved = {id(t): (end if end is not None else t.positions[shard]) for t in group}
             for target in group:
                 if target.building and self._caught_up(target, shard, at_head, moved, targets):
