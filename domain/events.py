@@ -78,6 +78,15 @@ class EventRegistry:
             return cls.model_validate_json(text)
         return self.decode(topic, json.loads(text))
 
+    def stored_topics(self) -> dict[str, type[DomainEvent]]:
+        """Every topic an event of this build may be stored under (old versions included),
+        with the class it decodes to."""
+        return {
+            f"{cls.event_type}.v{version}": cls
+            for cls in self._classes.values()
+            for version in range(1, cls.version + 1)
+        }
+
     def event_class(self, topic: str) -> type[DomainEvent]:
         """The class that `decode` of `topic` gives, without decoding anything."""
         return self._class_of(topic)[0]

@@ -181,19 +181,15 @@ def position_of(recorded: Recorded) -> int:
 def field(event: object, name: str) -> Any:
     """A field of any event, or None: generic models read events they were not written for."""
     # Looked up in the model's fields first: a missing attribute on a pydantic model raises
-    # inside __getattr__, which costs more than the rest of a handler. The field names are
-    # remembered per class: pydantic builds `model_fields` anew on every access.
-    fields = _fields_of(type(event))
-    if fields is not None and name not in fields:
-        return None
-    return getattr(event, name, None)
+    # inside __getattr__, which costs more than the rest of a handler. The answer is
+    # remembered per class and name: pydantic builds `model_fields` anew on every access,
+    # and the projector asks several times per event.
+    slot = (type(event), name)
+    present = _PRESENT.get(slot)
+    if present is None:
+        fields = getattr(slot[0], "model_fields", None)
+        present = _PRESENT[slot] = fields is None or name in fields
+    return getattr(event, name, None) if present else None
 
 
-_FIELDS: dict[type, frozenset[str] | None] = {}
-
-
-def _fields_of(cls: type) -> frozenset[str] | None:
-    if cls not in _FIELDS:
-        fields = getattr(cls, "model_fields", None)
-        _FIELDS[cls] = frozenset(fields) if fields is not None else None
-    return _FIELDS[cls]
+_PRESENT: dict[tuple[type, str], bool] = {}

@@ -1,15 +1,22 @@
 """Reading the log for the projector on its own connection: one round trip per batch.
 
-The same query as the library's `select_notifications` (what `Ledger.read_log` runs). Each
-event is decoded by the ledger's own event registry the first time a read model asks for it,
-straight from the stored JSON text (pydantic parses it in one step: half the cost of
-`json.loads` then validation); an event no read model wants (`Projection.wants`) is never
-decoded. Running it on the projector's connection skips the pool's checkout, pre-ping and
-transaction, which is most of the commit-to-visible latency.
+A batch is a window of positions, (after, after + limit], read in one statement with the
+log's head. Events of topics no model of the batch wants are left in the table (`skip`):
+with lanes, each lane reads only its share of the log. The window still ends where the log
+ends or the limit falls, whatever was skipped, so the tracking position moves past skipped
+events. Writers append one at a time (the store's write lock), so once a position is
+visible every lower one that will ever exist is too: moving past an unseen position is safe.
+
+Each event is decoded by the ledger's own event registry the first time a read model asks
+for it, straight from the stored JSON text (pydantic parses it in one step). Running it on the
+projector's connection skips the pool's checkout, pre-ping and transaction, which is most of
+the commit-to-visible latency.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 from uuid import UUID
@@ -51,18 +58,45 @@ class Entry:
         return self._event
 
 
-def read_batch(
-    conn: Connection[tuple[Any, ...]], ledger: Ledger, shard: int, after: int, limit: int
-) -> list[Entry]:
-    """Events of every stream with positions after `after`, in log order, at most `limit`."""
-    rows = conn.execute(_query(shard).as_bytes(conn), (after, limit)).fetchall()
+@dataclass(frozen=True)
+class Window:
+    """What one batch read: its events, the position it covers up to, and whether that is
+    the head of the log (`end` is None when there was nothing after `after`)."""
+
+    events: list[Entry]
+    end: int | None
+    at_head: bool
+
+
+def read_window(
+    conn: Connection[tuple[Any, ...]],
+    ledger: Ledger,
+    shard: int,
+    after: int,
+    limit: int,
+    *,
+    cap: int | None = None,
+    skip: Sequence[str] = (),
+) -> Window:
+    """Events after `after` up to `after + limit` (and `cap`), but for topics in `skip`."""
+    upper = after + limit if cap is None else min(after + limit, cap)
+    params = {"after": after, "upper": upper, "skip": list(skip)}
+    rows = conn.execute(_query(shard).as_bytes(conn), params).fetchall()
+    head = rows[0][5] if rows else None
+    if head is None or head <= after:
+        return Window([], None, at_head=cap is None)
     registry = ledger.mapper.registry
-    return [Entry(registry, row) for row in rows]
+    events = [Entry(registry, row[:5]) for row in rows if row[0] is not None]
+    return Window(events, min(head, upper), at_head=cap is None and head <= upper)
 
 
 @lru_cache(maxsize=64)
 def _query(shard: int) -> sql.Composed:
+    # The head and the window's rows in one statement, so that both come from one snapshot;
+    # a LEFT JOIN keeps the head when every event of the window is skipped.
     return sql.SQL(
-        "SELECT notification_id, originator_id, originator_version, topic, state FROM {}.{} "
-        "WHERE notification_id > %s ORDER BY notification_id LIMIT %s"
-    ).format(sql.Identifier(SCHEMA), sql.Identifier(ShardTables(shard).events))
+        "SELECT e.notification_id, e.originator_id, e.originator_version, e.topic, e.state, "
+        "h.head FROM (SELECT max(notification_id) AS head FROM {t}) h "
+        "LEFT JOIN {t} e ON e.notification_id > %(after)s AND e.notification_id <= %(upper)s "
+        "AND e.topic <> ALL(%(skip)s::text[]) ORDER BY e.notification_id"
+    ).format(t=sql.Identifier(SCHEMA, ShardTables(shard).events))

@@ -26,7 +26,7 @@ from psycopg import sql
 from domain.events import DomainEvent
 from infra.projector import registry
 from infra.projector.lanes import ChildLanes, LaneSpec, model_lock, split
-from infra.projector.log import Entry, read_batch
+from infra.projector.log import Window, read_window
 from infra.projector.registry import Target
 from infra.projector.rows import BatchRows, RowCache
 from infra.store.ledger import Ledger
@@ -69,6 +69,7 @@ class Projector:
     _working: Sequence[Projection] = ()
     _children: ChildLanes | None = None
     _wanted: dict[tuple[Projection, type[DomainEvent]], bool] = field(default_factory=dict)
+    _skips: dict[tuple[str, ...], list[str]] = field(default_factory=dict)
 
     def run(self, stop: threading.Event, *, until_caught_up: bool = False) -> None:
         """Project until `stop` is set (or, if asked, until nothing is left to build)."""
@@ -249,15 +250,21 @@ class Projector:
                 # A lagging group stops where the next one stands, so that they merge and a
                 # building generation meets its live one at exactly the same position.
                 cap = starts[index + 1] if index + 1 < len(starts) else None
-                batch = read_batch(conn, self.ledger, shard, start, self.options.batch_size)
-                events = [r for r in batch if cap is None or (r.position or 0) <= cap]
-                at_head = cap is None and len(batch) < self.options.batch_size
                 group = groups[start]
-                if not events and not any(t.building for t in group):
+                window = read_window(
+                    conn,
+                    self.ledger,
+                    shard,
+                    start,
+                    self.options.batch_size,
+                    cap=cap,
+                    skip=self._unwanted(group),
+                )
+                if window.end is None and not any(t.building for t in group):
                     continue
-                if self._commit(conn, shard, group, events, at_head=at_head, targets=targets):
+                if self._commit(conn, shard, group, window, targets=targets):
                     return True, True
-                more = more or (bool(events) and not at_head)
+                more = more or (window.end is not None and not window.at_head)
         return more, False
 
     def _commit(
@@ -265,13 +272,12 @@ class Projector:
         conn: psycopg.Connection[tuple[Any, ...]],
         shard: int,
         group: list[Target],
-        events: list[Entry],
+        window: Window,
         *,
-        at_head: bool,
         targets: list[Target],
     ) -> bool:
         """Apply a batch to a group and move its positions, in one transaction."""
-        end = events[-1].position if events else None
+        events, end, at_head = window.events, window.end, window.at_head
         written: list[tuple[Target, BatchRows]] = []
         switched: list[tuple[Target, int | None]] = []
         # One pipeline: BEGIN, the batch's writes, the fenced advance and COMMIT travel
@@ -297,7 +303,7 @@ class Projector:
         for target, rows in written:
             target.positions[shard] = moved[id(target)]
             rows.committed()
-            if self.on_batch is not None and events:
+            if self.on_batch is not None and end is not None:
                 self.on_batch(target, shard, target.positions[shard])
         for target, old in switched:
             log.info(
@@ -339,6 +345,20 @@ class Projector:
                 registry.retire(conn, projection, generation)
         except psycopg.errors.LockNotAvailable:  # a long read still uses it: the next start will
             log.warning("could not drop %s generation %d yet", projection.name, generation)
+
+    def _unwanted(self, group: list[Target]) -> list[str]:
+        """Topics no model of `group` wants: the log query leaves them out."""
+        models = tuple(sorted({t.projection.name for t in group}))
+        found = self._skips.get(models)
+        if found is None:
+            projections = [t.projection for t in group]
+            stored = self.ledger.mapper.registry.stored_topics()
+            found = self._skips[models] = sorted(
+                topic
+                for topic, event_class in stored.items()
+                if not any(self._wants(p, event_class) for p in projections)
+            )
+        return found
 
     def _wants(self, projection: Projection, event_class: type[DomainEvent]) -> bool:
         slot = (projection, event_class)
