@@ -28,7 +28,7 @@ from infra.projector import registry
 from infra.projector.lanes import ChildLanes, LaneSpec, model_lock, split
 from infra.projector.log import Window, read_window
 from infra.projector.registry import Target
-from infra.projector.rows import BatchRows, RowCache
+from infra.projector.rows import PREPARED_MAX, BatchRows, RowCache
 from infra.store.ledger import Ledger
 from projections.base import Projection
 from projections.catalog import PROJECTIONS
@@ -98,6 +98,7 @@ class Projector:
         # never half of one (rows and tracking share a transaction), and the projector then
         # simply projects them again. Not waiting for the WAL flush makes each batch cheaper.
         conn.execute("SET synchronous_commit = off")
+        conn.prepared_max = PREPARED_MAX  # room for every table's upsert sizes (rows.CHUNKS)
         return conn
 
     def _session(self, stop: threading.Event, until_caught_up: bool) -> bool:
