@@ -293,6 +293,15 @@ def test_the_projector_runs_active_and_standby_with_a_health_port(objects: list[
         assert projector[probe]["httpGet"] == {"path": "/healthz", "port": "health"}
 
 
+def test_the_projector_has_two_lanes_and_room_for_them(objects: list[Manifest]) -> None:
+    deployment = named(objects, "Deployment", "senki-projector")
+    (projector,) = deployment["spec"]["template"]["spec"]["containers"]
+    args = projector["args"]
+
+    assert int(args[args.index("--lanes") + 1]) == 2
+    assert "cpu" not in projector["resources"]["limits"]  # a catch-up bursts on two cores
+
+
 def test_the_migration_job_runs_as_the_owner(objects: list[Manifest]) -> None:
     (job,) = of_kind(objects, "Job")
     (migrate,) = job["spec"]["template"]["spec"]["containers"]
