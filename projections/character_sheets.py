@@ -15,7 +15,7 @@ from uuid import UUID
 
 from domain.campaign import campaign, character, unit
 from domain.campaign.derived import character_stats, equipment_cost, unit_stats
-from domain.campaign.model import Stats
+from domain.campaign.model import Item, Stats
 from domain.events import DomainEvent
 from domain.rules.glorious_drive.options import GloriousDriveOptions
 from projections.base import (
@@ -109,7 +109,7 @@ class CharacterSheetsV1(Projection):
         # The options of each campaign, with the state object they were read from: the memo
         # hands back the same object for as long as the campaign is at the same version.
         self._campaign_options: dict[UUID, tuple[campaign.Campaign, GloriousDriveOptions]] = {}
-        self._pilotings: dict[UUID, tuple[character.Character, int | None]] = {}
+        self._pilotings: dict[UUID, tuple[Stats, tuple[Item, ...], int | None]] = {}
 
     def wants(self, event_class: type[DomainEvent]) -> bool:
         return issubclass(event_class, _WANTED)
@@ -190,13 +190,15 @@ class CharacterSheetsV1(Projection):
         return changes
 
     def _piloting_of(self, pilot: character.Character) -> int | None:
-        """The pilot's piloting, worked out once per state (each event asks before and after)."""
+        """The pilot's piloting, worked out again only when its inputs are new objects: each
+        event asks before and after, and `evolve` keeps the fields it does not change (the
+        state is frozen), so most events change neither stats nor items."""
         known = self._pilotings.get(pilot.id)
-        if known is None or known[0] is not pilot:
+        if known is None or known[0] is not pilot.base_stats or known[1] is not pilot.items:
             if len(self._pilotings) >= _STATS_MEMO:
                 self._pilotings.clear()
-            known = self._pilotings[pilot.id] = (pilot, _piloting(pilot))
-        return known[1]
+            known = self._pilotings[pilot.id] = (pilot.base_stats, pilot.items, _piloting(pilot))
+        return known[2]
 
     def _options(self, rows: Rows, campaign_id: UUID | None) -> GloriousDriveOptions | None:
         found = rows.get(CAMPAIGNS, (campaign_id,)) if campaign_id else None

@@ -26,7 +26,7 @@ from psycopg import sql
 from domain.events import DomainEvent
 from infra.projector import registry
 from infra.projector.lanes import ChildLanes, LaneSpec, model_lock, split
-from infra.projector.log import Window, read_window
+from infra.projector.log import Entry, Window, read_window
 from infra.projector.registry import Target
 from infra.projector.rows import PREPARED_MAX, BatchRows, RowCache
 from infra.store.ledger import Ledger
@@ -68,7 +68,7 @@ class Projector:
     _caches: dict[str, RowCache] = field(default_factory=dict)
     _working: Sequence[Projection] = ()
     _children: ChildLanes | None = None
-    _wanted: dict[tuple[Projection, type[DomainEvent]], bool] = field(default_factory=dict)
+    _wanted: dict[Projection, dict[type[DomainEvent], bool]] = field(default_factory=dict)
     _skips: dict[tuple[str, ...], list[str]] = field(default_factory=dict)
 
     def run(self, stop: threading.Event, *, until_caught_up: bool = False) -> None:
@@ -287,9 +287,7 @@ class Projector:
             for target in group:
                 projection = target.projection
                 rows = BatchRows(conn, projection, target.generation, self._cache(target))
-                for entry in events:
-                    if self._wants(projection, entry.event_class):
-                        rows.apply(projection.handle(entry, rows))
+                self._handle(projection, events, rows)
                 written.append((target, rows))
                 rows.flush()
             if end is not None:
@@ -362,11 +360,22 @@ class Projector:
         return found
 
     def _wants(self, projection: Projection, event_class: type[DomainEvent]) -> bool:
-        slot = (projection, event_class)
-        wanted = self._wanted.get(slot)
+        answers = self._wanted.setdefault(projection, {})
+        wanted = answers.get(event_class)
         if wanted is None:
-            wanted = self._wanted[slot] = projection.wants(event_class)
+            wanted = answers[event_class] = projection.wants(event_class)
         return wanted
+
+    def _handle(self, projection: Projection, events: list[Entry], rows: BatchRows) -> None:
+        """Hand each event the model wants to it (`projection.wants`, asked once per class)."""
+        answers = self._wanted.setdefault(projection, {})
+        handle, apply = projection.handle, rows.apply
+        for entry in events:
+            wanted = answers.get(entry.event_class)
+            if wanted is None:
+                wanted = self._wants(projection, entry.event_class)
+            if wanted:
+                apply(handle(entry, rows))
 
     def _cache(self, target: Target) -> RowCache:
         cache = self._caches.get(target.label)
