@@ -12,6 +12,7 @@ import threading
 
 from domain.catalog import registry
 from infra import gc_tuning
+from infra.embedded_pg import install_termination_handlers
 from infra.projector.lanes import LaneSpec
 from infra.projector.runner import Projector, ProjectorOptions
 from infra.store.ledger import open_ledger
@@ -36,8 +37,11 @@ def main(argv: list[str]) -> None:
     die_with_parent(spec.parent)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s[%(process)d] %(message)s")
     gc_tuning.tune()
-    stop = threading.Event()
-    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    # SIGTERM (from the projector, or from the kernel when it dies) raises SystemExit: a
+    # batch in flight rolls back and is projected again later, as after a SIGKILL. Setting a
+    # threading.Event from the handler deadlocked when the signal came while this thread
+    # waited on that same Event (an orphaned lane then ran on for ever).
+    install_termination_handlers()
     ledger = open_ledger(spec.url, registry=registry, shards=spec.shards, pool_size=1)
     options = ProjectorOptions(
         batch_size=spec.batch_size, application_name=spec.application_name, models_only=True
@@ -46,7 +50,7 @@ def main(argv: list[str]) -> None:
         spec.url, ledger, [by_name(m) for m in spec.models], options, parent=spec.parent
     )
     try:
-        projector.run(stop)
+        projector.run(threading.Event())
     finally:
         ledger.close()
 

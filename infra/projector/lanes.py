@@ -95,7 +95,7 @@ class ChildLanes:
     def stop(self, timeout: float = 10.0) -> None:
         for child in self.children:
             if child is not None and child.poll() is None:
-                child.terminate()
+                child.terminate()  # SystemExit in the lane: a batch in flight rolls back
         deadline = time.monotonic() + timeout
         for child in self.children:
             if child is None:

@@ -74,12 +74,12 @@ class Projector:
     def run(self, stop: threading.Event, *, until_caught_up: bool = False) -> None:
         """Project until `stop` is set (or, if asked, until nothing is left to build)."""
         try:
-            while not stop.is_set():
+            while not stop.is_set() and self._parent_alive():
                 try:
                     if self._session(stop, until_caught_up):
                         return
                 except psycopg.Error as error:  # a lost connection, or fenced out
-                    if stop.is_set():  # stopping anyway (a lane's parent left, say)
+                    if stop.is_set() or not self._parent_alive():  # stopping anyway
                         return
                     log.warning("projector: %s; starting over", error)
                     self.forget()

@@ -202,6 +202,12 @@ def test_lanes_split_the_models_over_processes_and_end_with_the_lock_holder(
         wait_for(caught_up(app_url, ledger), alive=[a])
         lane = ["senki-projector:a-lane1", "senki-projector:a-lane1-lock"]
         wait_for(lambda: sessions(app_url, "senki-projector:a-lane1") == lane, alive=[a])
+        # A lane that dies is started again by its projector.
+        [lane_pid] = children(a.pid)
+        os.kill(lane_pid, signal.SIGTERM)
+        wait_for(lambda: lane_pid not in children(a.pid), alive=[a])  # it left (and was reaped)
+        wait_for(lambda: len(children(a.pid)) == 1, alive=[a])  # … and the projector restarts it
+        wait_for(lambda: sessions(app_url, "senki-projector:a-lane1") == lane, alive=[a])
         b = spawn_projector(app_url, owner_url, "b", tmp_path, health_port=ports["b"], lanes=2)
         wait_for(lambda: health(ports["b"]) == "standby", alive=[a, b])
         assert sessions(app_url, "senki-projector:b-lane") == []  # a standby starts no lanes
