@@ -7,10 +7,10 @@ as a child process (`python -m infra.projector.lane`) over the same log.
 
 One projector per database still holds: only the process holding the projector lock starts
 lanes, and stops them when it loses the lock. Every lane also holds a lock per read model it
-projects (`model_lock`), so a lane that outlives its parent for a moment (the kernel kills
-children of a dead parent, and each child also watches its parent) makes the next projector's
-lane for that model wait, never write beside it; the fenced tracking positions stop it even
-then.
+projects (`model_lock`), so a lane that outlives its parent for a moment (the kernel sends a
+lane SIGTERM when its parent dies, and each lane also watches its parent's pid) makes the
+next projector's lane for that model wait, never write beside it; the fenced tracking
+positions would stop it even then.
 """
 
 from __future__ import annotations
