@@ -95,15 +95,11 @@ class Runtime:
         from projections.catalog import PROJECTIONS
 
         try:
-            rows = status(self.urls.service, self.ledger, PROJECTIONS)
+            return status(self.urls.service, self.ledger, PROJECTIONS)
         except Exception as error:
             if is_unavailable(error):
                 raise Unavailable("PostgreSQL does not answer; retry shortly") from error
             raise
-        return [
-            ProjectionPositionView(r.projection, r.generation, r.role, r.shard, r.position, r.head)
-            for r in rows
-        ]
 
     def close(self) -> None:
         self.append_watch.stop()

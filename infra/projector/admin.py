@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import psycopg
 from psycopg import sql
 from psycopg.rows import dict_row
 
+from api.ports import ProjectionPositionView
 from infra.projector import registry
 from infra.projector.runner import PROJECTOR_LOCK, WAKE_CHANNEL
 from infra.projector.tables import read_table
@@ -17,23 +17,9 @@ from infra.store.ledger import Ledger
 from projections.base import Projection
 
 
-@dataclass(frozen=True)
-class GenerationStatus:
-    """Where one generation stands on one shard, and how far behind the head it is."""
-
-    projection: str
-    generation: int
-    role: str  # live, building, or frozen (live but built by another version)
-    shard: int
-    position: int
-    head: int
-
-    @property
-    def lag(self) -> int:
-        return max(self.head - self.position, 0)
-
-
-def status(url: str, ledger: Ledger, projections: Sequence[Projection]) -> list[GenerationStatus]:
+def status(
+    url: str, ledger: Ledger, projections: Sequence[Projection]
+) -> list[ProjectionPositionView]:
     """Every live and building generation of every projection, per shard."""
     heads = {s: ledger.head(shard=s).position for s in range(len(ledger.shards))}
     versions = {p.name: p.version for p in projections}
@@ -49,7 +35,7 @@ def status(url: str, ledger: Ledger, projections: Sequence[Projection]) -> list[
 
 def _status(
     row: dict[str, Any], versions: dict[str, int], heads: dict[int, int]
-) -> GenerationStatus:
+) -> ProjectionPositionView:
     if row["generation"] == row["building_generation"]:
         role = "building"
     elif row["live_version"] != versions.get(row["name"]):
@@ -57,7 +43,7 @@ def _status(
     else:
         role = "live"
     shard = int(row["shard"])
-    return GenerationStatus(
+    return ProjectionPositionView(
         row["name"], int(row["generation"]), role, shard, int(row["position"]), heads.get(shard, 0)
     )
 
