@@ -21,7 +21,7 @@ from psycopg.rows import dict_row
 from psycopg.types.json import Jsonb
 from pydantic_core import to_json
 
-from infra.projector.tables import physical
+from infra.projector.tables import physical, text_array
 from projections.base import Change, EncodedJson, Key, Projection, Put, Row, Table, settled
 
 _MISSING = object()
@@ -206,17 +206,9 @@ def _as_is(value: bytes) -> bytes:
 
 
 def _text_array(value: Any) -> Any:
-    """A text[] parameter as its literal, `{"GD-MAIN-5","GD-DMG-1"}`: psycopg adapts a list
-    element by element in Python, which cost more than the rest of an encounter log row."""
-    if not isinstance(value, list | tuple):
-        return value
-    items = ("NULL" if v is None else '"' + _escaped(str(v)) + '"' for v in value)
-    return "{" + ",".join(items) + "}"
-
-
-def _escaped(text: str) -> str:
-    """An array element between double quotes: backslashes and quotes escaped."""
-    return text.replace("\\", "\\\\").replace('"', '\\"')
+    """A text[] parameter as its literal: psycopg adapts a list element by element in
+    Python, which cost more than the rest of an encounter log row."""
+    return text_array(value) if isinstance(value, list | tuple) else value
 
 
 _ADAPTERS: dict[str, Adapter] = {"jsonb": _json, "text[]": _text_array}

@@ -29,6 +29,7 @@ from infra.projector.lanes import ChildLanes, LaneSpec, model_lock, split
 from infra.projector.log import Entry, Window, read_window
 from infra.projector.registry import Target
 from infra.projector.rows import PREPARED_MAX, BatchRows, RowCache
+from infra.projector.transactions import one_round_trip
 from infra.store.ledger import Ledger
 from projections.base import Projection
 from projections.catalog import PROJECTIONS
@@ -38,7 +39,7 @@ WAKE_CHANNEL = "senki_projections"  # `projections rebuild` wakes the projector 
 # After each batch commits: "<shard>:<position>:<model>,<model>…", the live models it moved
 # (with lanes, each lane speaks for its own models).
 PROJECTED_CHANNEL = "senki_projected"
-_PROJECTED = sql.SQL("SELECT pg_notify({}, %s)").format(sql.Literal(PROJECTED_CHANNEL))
+_PROJECTED = f"SELECT pg_notify('{PROJECTED_CHANNEL}', %s)".encode()
 log = logging.getLogger("senki.projector")
 Progress = Callable[[Target, int, int], None]  # target, shard, position
 
@@ -281,9 +282,8 @@ class Projector:
         events, end, at_head = window.events, window.end, window.at_head
         written: list[tuple[Target, BatchRows]] = []
         switched: list[tuple[Target, int | None]] = []
-        # One pipeline: BEGIN, the batch's writes, the fenced advance and COMMIT travel
-        # together (a cache miss still asks PostgreSQL on the way).
-        with conn.pipeline(), conn.transaction():
+        # BEGIN, the batch's writes, the fenced advance and COMMIT travel together.
+        with one_round_trip(conn):
             for target in group:
                 projection = target.projection
                 rows = BatchRows(conn, projection, target.generation, self._cache(target))
