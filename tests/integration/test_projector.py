@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
 import subprocess
 import threading
 import time
@@ -228,6 +229,38 @@ def test_lanes_split_the_models_over_processes_and_end_with_the_lock_holder(
             stop(b)
     for projection in PROJECTIONS:
         assert snapshot(app_url, projection) == reference(ledger, projection), projection.name
+
+
+@pytest.mark.slow
+def test_a_stuck_lane_does_not_keep_its_dead_projectors_lock(
+    app_url: str, owner_url: str, ledger: Ledger, tmp_path: Path
+) -> None:
+    """A lane is a fork of its projector: it must not hold the projector's own sessions
+    (and so its lock) or its health port open after the projector died."""
+    write(ledger, big_story(2).log)
+    port = free_port()
+    a = spawn_projector(app_url, owner_url, "a", tmp_path, health_port=port, lanes=2)
+    lane_pid = 0
+    try:
+        wait_for(caught_up(app_url, ledger), alive=[a])
+        wait_for(lambda: len(sessions(app_url, "senki-projector:a-lane1")) == 2, alive=[a])
+        [lane_pid] = children(a.pid)
+        os.kill(lane_pid, signal.SIGSTOP)  # it cannot act on the kernel's SIGTERM
+        os.kill(a.pid, signal.SIGKILL)
+        a.wait(10)
+        own = ["senki-projector:a", "senki-projector:a-lock"]
+        wait_for(lambda: not set(own) & set(sessions(app_url, "senki-projector:a")))
+        assert lock_holder(app_url) is None
+        assert health(port) == ""
+        with socket.socket() as probe:  # the port is free for the next projector
+            probe.bind(("127.0.0.1", port))
+        assert len(sessions(app_url, "senki-projector:a-lane1")) == 2  # the lane still lives
+        os.kill(lane_pid, signal.SIGCONT)  # the pending SIGTERM now ends it
+        wait_for(lambda: sessions(app_url, "senki-projector:a-lane1") == [])
+    finally:
+        stop(a)
+        if lane_pid and Path(f"/proc/{lane_pid}").exists():
+            os.kill(lane_pid, signal.SIGKILL)
 
 
 @pytest.mark.slow
