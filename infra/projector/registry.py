@@ -91,16 +91,19 @@ def positions(conn: Conn, name: str, generation: int) -> dict[int, int]:
     return {int(s): int(p) for s, p in conn.execute(query, (name, generation)).fetchall()}
 
 
-def advance(conn: Conn, group: Sequence[Target], shard: int, position: int) -> None:
+def advance(
+    conn: Conn, group: Sequence[Target], shard: int, position: int, notice: str | None = None
+) -> None:
     """Move a group's tracking positions (all equal), fenced: each must still be where this
-    projector left it, or another projector wrote meanwhile and the batch rolls back."""
+    projector left it, or another projector wrote meanwhile and the batch rolls back. A
+    `notice` is NOTIFYed on senki_projected when the batch commits."""
     before = {t.positions[shard] for t in group}
     assert len(before) == 1, "a group shares one position"
     # Arrays as literals, the statement as bytes: adapting lists and composing the statement
     # cost psycopg more than PostgreSQL spends on the call.
     names = text_array(t.projection.name for t in group)
     generations = text_array(t.generation for t in group)
-    conn.execute(_ADVANCE, (names, generations, shard, before.pop(), position))
+    conn.execute(_ADVANCE, (names, generations, shard, before.pop(), position, notice))
 
 
 def switch(conn: Conn, target: Target) -> int | None:
@@ -157,4 +160,4 @@ def _q(text: LiteralString) -> sql.Composed:
     )
 
 
-_ADVANCE = _q("SELECT {A}(%s::text[], %s::int[], %s, %s, %s)").as_string().encode()
+_ADVANCE = _q("SELECT {A}(%s::text[], %s::int[], %s, %s, %s, %s::text)").as_string().encode()

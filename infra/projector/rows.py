@@ -90,6 +90,8 @@ class BatchRows:
 
     def flush(self) -> None:
         """Write every changed key once: deletes, then upserts, table by table."""
+        if not self.pending:
+            return
         for table in self.projection.tables:
             mine = [(k, r) for (name, k), r in self.pending.items() if name == table.name]
             gone = [k for k, row in mine if row is None]
@@ -107,6 +109,8 @@ class BatchRows:
         """One statement per chunk of rows: each key occurs once, so ON CONFLICT can upsert."""
         # A raw cursor takes $n placeholders as they are: parsing %s out of a long statement
         # cost psycopg more than dumping its values.
+        if not rows:  # most tables, in a small batch: not even a cursor
+            return
         names, adapters = table.column_names, _adapters(table)
         with RawCursor(self.conn) as cursor:
             start = 0

@@ -37,9 +37,8 @@ from projections.catalog import PROJECTIONS
 PROJECTOR_LOCK = 0x53454E4B4950  # "SENKIP": one projector per database
 WAKE_CHANNEL = "senki_projections"  # `projections rebuild` wakes the projector with it
 # After each batch commits: "<shard>:<position>:<model>,<model>…", the live models it moved
-# (with lanes, each lane speaks for its own models).
+# (with lanes, each lane speaks for its own models). Sent by senki_read.advance_tracking.
 PROJECTED_CHANNEL = "senki_projected"
-_PROJECTED = f"SELECT pg_notify('{PROJECTED_CHANNEL}', %s)".encode()
 log = logging.getLogger("senki.projector")
 Progress = Callable[[Target, int, int], None]  # target, shard, position
 
@@ -291,10 +290,9 @@ class Projector:
                 written.append((target, rows))
                 rows.flush()
             if end is not None:
-                registry.advance(conn, group, shard, end)
                 live = sorted({t.projection.name for t in group if not t.building})
-                if live:  # readers can wait for it
-                    conn.execute(_PROJECTED, (f"{shard}:{end}:{','.join(live)}",))
+                notice = f"{shard}:{end}:{','.join(live)}" if live else None  # readers wait
+                registry.advance(conn, group, shard, end, notice)
             moved = {id(t): (end if end is not None else t.positions[shard]) for t in group}
             for target in group:
                 if target.building and self._caught_up(target, shard, at_head, moved, targets):

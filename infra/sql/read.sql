@@ -33,10 +33,13 @@ GRANT SELECT, INSERT, UPDATE, DELETE ON {read_schema}.projections, {read_schema}
     TO {app_role};
 
 -- Moves a group of tracking positions, all at `before`, to `after`; raises when any of them is
--- no longer at `before` (another projector wrote: the batch must roll back). A function, so the
--- check runs inside the batch's pipelined transaction without a round trip of its own.
+-- no longer at `before` (another projector wrote: the batch must roll back). Then, if `notice`
+-- is given, NOTIFYs it on senki_projected (infra.projector.runner.PROJECTED_CHANNEL), delivered
+-- once the batch commits. A function, so the check and the notice run inside the batch's
+-- pipelined transaction without a statement of their own.
 CREATE OR REPLACE FUNCTION {read_schema}.advance_tracking(
-    names text[], generations integer[], at_shard integer, before bigint, after bigint
+    names text[], generations integer[], at_shard integer, before bigint, after bigint,
+    notice text
 ) RETURNS void LANGUAGE plpgsql AS $fn$
 DECLARE
     moved integer;
@@ -49,7 +52,21 @@ BEGIN
         RAISE EXCEPTION 'senki: tracking moved under this projector (% of % at %)',
             moved, cardinality(names), before USING ERRCODE = 'serialization_failure';
     END IF;
+    IF notice IS NOT NULL THEN
+        PERFORM pg_notify('senki_projected', notice);
+    END IF;
 END
+$fn$;
+GRANT EXECUTE ON FUNCTION
+    {read_schema}.advance_tracking(text[], integer[], integer, bigint, bigint, text)
+    TO {app_role};
+
+-- The schema-3 form, without the notice: a projector of the previous release still calls it
+-- during a rolling update.
+CREATE OR REPLACE FUNCTION {read_schema}.advance_tracking(
+    names text[], generations integer[], at_shard integer, before bigint, after bigint
+) RETURNS void LANGUAGE sql AS $fn$
+    SELECT {read_schema}.advance_tracking(names, generations, at_shard, before, after, NULL)
 $fn$;
 GRANT EXECUTE ON FUNCTION {read_schema}.advance_tracking(text[], integer[], integer, bigint, bigint)
     TO {app_role};

@@ -12,8 +12,9 @@ from infra.store.connect import datastore_for
 from infra.store.names import SCHEMA, ShardTables
 from infra.store.recorder import SenkiRecorder
 
-# 2: schema senki_read (projector registry and tracking); 3: senki.placements (sharded log)
-SCHEMA_VERSION = 3
+# 2: schema senki_read (projector registry and tracking); 3: senki.placements (sharded log);
+# 4: senki_read.advance_tracking sends the projector's notice itself
+SCHEMA_VERSION = 4
 # Read models (infra/projector): rebuildable from the log, so the service role owns their tables.
 READ_SCHEMA = "senki_read"
 _MIGRATION_LOCK = 0x53454E4B49  # "SENKI": one migrator at a time (k8s Job and embedded serve)

@@ -20,7 +20,7 @@ from infra.projector.admin import request_rebuild
 from infra.projector.background import BackgroundProjector
 from infra.projector.reads import NotBuilt, ReadModels
 from infra.projector.registry import Target
-from infra.projector.runner import Projector, ProjectorOptions
+from infra.projector.runner import PROJECTED_CHANNEL, Projector, ProjectorOptions
 from infra.store.ledger import Ledger, open_ledger
 from projections.catalog import PROJECTIONS
 from projections.character_sheets import SHEETS, CharacterSheetsV1
@@ -46,7 +46,7 @@ from tests.support.readside import (
     snapshot,
     tracked,
 )
-from tests.support.story import big_story, campaign_story, write
+from tests.support.story import big_story, campaign_story, churn, write
 
 pytestmark = pytest.mark.postgres
 
@@ -424,3 +424,46 @@ def test_the_in_process_projector_follows_new_events_until_stopped(
 
     assert background.projector.state == "stopped"
     assert snapshot(app_url, PROJECTIONS[0]) == reference(ledger, PROJECTIONS[0])
+
+
+def test_each_batch_announces_what_it_made_visible_once_it_is_committed(
+    app_url: str, ledger: Ledger
+) -> None:
+    """senki_projected says "<shard>:<position>:<models>" (live models only) at the commit:
+    a reader that waits for a position knows the rows are there when the notice comes."""
+    story = campaign_story()
+    versions: dict[UUID, int] = {}
+    write(ledger, story.log, versions)
+    project_until_caught_up(app_url, ledger)  # every model live
+    pilot, before = story.pilots[0], len(story.log)
+    with psycopg.connect(app_url, autocommit=True) as listener:
+        listener.execute(f"LISTEN {PROJECTED_CHANNEL}")
+        background = BackgroundProjector(Projector(app_url, ledger)).start()
+        try:
+            churn(story, pilot, 1)  # the charm on, then off: one append of two events
+            write(ledger, story.log[before:], versions)
+            [notice] = listener.notifies(timeout=10, stop_after=1)
+            seen = tracked(app_url, PROJECTIONS[0].name)
+        finally:
+            background.stop()
+    shard, position, models = notice.payload.split(":")
+    assert (int(shard), int(position)) == (0, ledger.head().position)
+    assert models.split(",") == sorted(p.name for p in PROJECTIONS)
+    assert seen == ledger.head().position  # committed before the notice arrived
+
+
+def test_a_projector_of_the_previous_release_can_still_advance_its_tracking(
+    app_url: str, ledger: Ledger
+) -> None:
+    """During a rolling update the old projector calls the schema-3 advance (no notice)."""
+    write(ledger, campaign_story().log)
+    project_until_caught_up(app_url, ledger)
+    name = PROJECTIONS[0].name
+    head = tracked(app_url, name)
+    with psycopg.connect(app_url, autocommit=True) as conn:
+        generation = live_generation(app_url, name)
+        conn.execute(
+            "SELECT senki_read.advance_tracking(%s::text[], %s::int[], 0, %s, %s)",
+            ([name], [generation], head, head + 1),
+        )
+    assert tracked(app_url, name) == head + 1
