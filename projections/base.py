@@ -47,6 +47,15 @@ class Table:
     def key_of(self, row: Mapping[str, Any]) -> Key:
         return self._key_getter(row)
 
+    def __hash__(self) -> int:
+        # A table keys the projector's statement caches, several times per batch: hashing
+        # every column again each time cost more than the lookups it served.
+        return self._hash
+
+    @cached_property
+    def _hash(self) -> int:
+        return hash((self.name, self.columns, self.key, self.indexes, self.gin, self.lookup))
+
     @cached_property
     def _key_getter(self) -> Callable[[Mapping[str, Any]], Key]:
         # Called for every row a handler puts: itemgetter does it in C. One column gives a

@@ -18,7 +18,6 @@ from typing import Any, cast
 
 from psycopg import Connection, RawCursor, sql
 from psycopg.rows import dict_row
-from psycopg.types.json import Jsonb
 from pydantic_core import to_json
 
 from infra.projector.tables import physical, text_array
@@ -200,13 +199,11 @@ def _params(names: tuple[str, ...], adapters: tuple[Adapter, ...], row: Row) -> 
     ]
 
 
-def _json(value: Any) -> Jsonb:
-    """A jsonb parameter, encoded by pydantic (in Rust): already, or now."""
-    return Jsonb(value, _as_is if type(value) is EncodedJson else to_json)
-
-
-def _as_is(value: bytes) -> bytes:
-    return value
+def _json(value: Any) -> str:
+    """A jsonb parameter as JSON text, encoded by pydantic (in Rust): already, or now. Sent as
+    a str, which psycopg passes untyped and PostgreSQL reads as the column's jsonb; a Jsonb
+    wrapper cost a call back into Python per value, and a sheet row has eight."""
+    return (value if type(value) is EncodedJson else to_json(value)).decode()
 
 
 def _text_array(value: Any) -> Any:

@@ -281,22 +281,28 @@ class Projector:
         events, end, at_head = window.events, window.end, window.at_head
         written: list[tuple[Target, BatchRows]] = []
         switched: list[tuple[Target, int | None]] = []
-        # BEGIN, the batch's writes, the fenced advance and COMMIT travel together.
-        with one_round_trip(conn):
-            for target in group:
-                projection = target.projection
-                rows = BatchRows(conn, projection, target.generation, self._cache(target))
-                self._handle(projection, events, rows)
-                written.append((target, rows))
-                rows.flush()
-            if end is not None:
-                live = sorted({t.projection.name for t in group if not t.building})
-                notice = f"{shard}:{end}:{','.join(live)}" if live else None  # readers wait
-                registry.advance(conn, group, shard, end, notice)
-            moved = {id(t): (end if end is not None else t.positions[shard]) for t in group}
-            for target in group:
-                if target.building and self._caught_up(target, shard, at_head, moved, targets):
-                    switched.append((target, registry.switch(conn, target)))
+        for target in group:  # a cache miss reads here, before anything of the batch is sent
+            rows = BatchRows(conn, target.projection, target.generation, self._cache(target))
+            self._handle(target.projection, events, rows)
+            written.append((target, rows))
+        moved = {id(t): (end if end is not None else t.positions[shard]) for t in group}
+        live = sorted({t.projection.name for t in group if not t.building})
+        notice = f"{shard}:{end}:{','.join(live)}" if live else None  # readers wait for it
+        if (
+            end is not None
+            and not any(t.building for t in group)
+            and not any(rows.pending for _, rows in written)
+        ):  # nothing to write (often, for a lane): the advance alone is one transaction
+            registry.advance(conn, group, shard, end, notice)
+        else:  # BEGIN, the writes, the fenced advance and COMMIT travel together
+            with one_round_trip(conn):
+                for _, rows in written:
+                    rows.flush()
+                if end is not None:
+                    registry.advance(conn, group, shard, end, notice)
+                for target in group:
+                    if target.building and self._caught_up(target, shard, at_head, moved, targets):
+                        switched.append((target, registry.switch(conn, target)))
         for target, rows in written:
             target.positions[shard] = moved[id(target)]
             rows.committed()

@@ -22,7 +22,7 @@ from infra.projector.reads import NotBuilt, ReadModels
 from infra.projector.registry import Target
 from infra.projector.runner import PROJECTED_CHANNEL, Projector, ProjectorOptions
 from infra.store.ledger import Ledger, open_ledger
-from projections.catalog import PROJECTIONS
+from projections.catalog import PROJECTIONS, by_name
 from projections.character_sheets import SHEETS, CharacterSheetsV1
 from tests.projections.events import ENCOUNTER, encounter, ended, joined, ruling
 from tests.support.databases import shard_count
@@ -426,30 +426,41 @@ def test_the_in_process_projector_follows_new_events_until_stopped(
     assert snapshot(app_url, PROJECTIONS[0]) == reference(ledger, PROJECTIONS[0])
 
 
+@pytest.mark.parametrize(
+    "names",
+    [
+        pytest.param([p.name for p in PROJECTIONS], id="rows-written"),
+        pytest.param(["encounter_log", "campaign_timeline"], id="nothing-to-write"),
+    ],
+)
 def test_each_batch_announces_what_it_made_visible_once_it_is_committed(
-    app_url: str, ledger: Ledger
+    app_url: str, ledger: Ledger, names: list[str]
 ) -> None:
     """senki_projected says "<shard>:<position>:<models>" (live models only) at the commit:
-    a reader that waits for a position knows the rows are there when the notice comes."""
+    a reader that waits for a position knows the rows are there when the notice comes. A
+    batch with nothing to write (the sheet changes below mean nothing to the log and the
+    timeline) still moves its models and says so."""
+    models = [by_name(name) for name in names]
     story = campaign_story()
     versions: dict[UUID, int] = {}
     write(ledger, story.log, versions)
-    project_until_caught_up(app_url, ledger)  # every model live
+    Projector(app_url, ledger, models).run(threading.Event(), until_caught_up=True)
     pilot, before = story.pilots[0], len(story.log)
     with psycopg.connect(app_url, autocommit=True) as listener:
         listener.execute(f"LISTEN {PROJECTED_CHANNEL}")
-        background = BackgroundProjector(Projector(app_url, ledger)).start()
+        background = BackgroundProjector(Projector(app_url, ledger, models)).start()
         try:
             churn(story, pilot, 1)  # the charm on, then off: one append of two events
             write(ledger, story.log[before:], versions)
             [notice] = listener.notifies(timeout=10, stop_after=1)
-            seen = tracked(app_url, PROJECTIONS[0].name)
+            seen = {name: tracked(app_url, name) for name in names}
         finally:
             background.stop()
-    shard, position, models = notice.payload.split(":")
-    assert (int(shard), int(position)) == (0, ledger.head().position)
-    assert models.split(",") == sorted(p.name for p in PROJECTIONS)
-    assert seen == ledger.head().position  # committed before the notice arrived
+    shard, position, announced = notice.payload.split(":")
+    head = ledger.head().position
+    assert (int(shard), int(position)) == (0, head)
+    assert announced.split(",") == sorted(names)
+    assert seen == dict.fromkeys(names, head)  # committed before the notice arrived
 
 
 def test_a_projector_of_the_previous_release_can_still_advance_its_tracking(
