@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import ctypes
 import gc
-import logging
 import os
 import signal
 import threading
@@ -24,7 +23,6 @@ from infra.store.ledger import open_ledger
 from projections.catalog import by_name
 
 _PR_SET_PDEATHSIG = 1
-log = logging.getLogger("senki.projector")
 
 
 def run(spec: LaneSpec) -> None:
