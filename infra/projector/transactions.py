@@ -4,8 +4,8 @@ psycopg's `transaction()` inside a pipeline syncs after BEGIN and again after CO
 batch cost three round trips however few its statements; measured on one event, that was
 most of the projector's share of commit-to-visible. Here BEGIN, the batch's statements and
 COMMIT are queued together and sent with one Sync at the end (a statement whose result is
-needed on the way, such as a cache miss's SELECT, still syncs early: the explicit BEGIN
-keeps the transaction open across it).
+needed on the way, such as the registry row read before a switch, still syncs early: the
+explicit BEGIN keeps the transaction open across it).
 """
 
 from __future__ import annotations
