@@ -15,7 +15,6 @@ the commit-to-visible latency.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -77,11 +76,11 @@ def read_window(
     limit: int,
     *,
     cap: int | None = None,
-    skip: Sequence[str] = (),
+    skip: tuple[str, ...] = (),
 ) -> Window:
     """Events after `after` up to `after + limit` (and `cap`), but for topics in `skip`."""
     upper = after + limit if cap is None else min(after + limit, cap)
-    rows = conn.execute(_query(shard, tuple(skip)), (after, upper)).fetchall()
+    rows = conn.execute(_query(shard, skip), (after, upper)).fetchall()
     head = rows[0][5] if rows else None
     if head is None or head <= after:
         return Window([], None, at_head=cap is None)

@@ -69,7 +69,7 @@ class Projector:
     _working: Sequence[Projection] = ()
     _children: ChildLanes | None = None
     _wanted: dict[Projection, dict[type[DomainEvent], bool]] = field(default_factory=dict)
-    _skips: dict[tuple[str, ...], list[str]] = field(default_factory=dict)
+    _skips: dict[tuple[str, ...], tuple[str, ...]] = field(default_factory=dict)
 
     def run(self, stop: threading.Event, *, until_caught_up: bool = False) -> None:
         """Project until `stop` is set (or, if asked, until nothing is left to build)."""
@@ -349,17 +349,19 @@ class Projector:
         except psycopg.errors.LockNotAvailable:  # a long read still uses it: the next start will
             log.warning("could not drop %s generation %d yet", projection.name, generation)
 
-    def _unwanted(self, group: list[Target]) -> list[str]:
+    def _unwanted(self, group: list[Target]) -> tuple[str, ...]:
         """Topics no model of `group` wants: the log query leaves them out."""
         models = tuple(sorted({t.projection.name for t in group}))
         found = self._skips.get(models)
         if found is None:
             projections = [t.projection for t in group]
             stored = self.ledger.mapper.registry.stored_topics()
-            found = self._skips[models] = sorted(
-                topic
-                for topic, event_class in stored.items()
-                if not any(self._wants(p, event_class) for p in projections)
+            found = self._skips[models] = tuple(
+                sorted(
+                    topic
+                    for topic, event_class in stored.items()
+                    if not any(self._wants(p, event_class) for p in projections)
+                )
             )
         return found
 
