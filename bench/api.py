@@ -41,7 +41,8 @@ def free_port() -> int:
 
 
 @contextmanager
-def process(args: list[str], env: dict[str, str], ready: str) -> Iterator[None]:
+def process(args: list[str], env: dict[str, str], ready: str) -> Iterator[int]:
+    """A server process, up and answering `ready`; yields its pid."""
     child = subprocess.Popen(
         args, env=os.environ | env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
     )
@@ -55,7 +56,7 @@ def process(args: list[str], env: dict[str, str], ready: str) -> Iterator[None]:
                 time.sleep(0.2)
         else:
             raise RuntimeError(f"{args} did not come up: {child.stderr}")
-        yield
+        yield child.pid
     finally:
         child.terminate()
         child.wait(timeout=30)
