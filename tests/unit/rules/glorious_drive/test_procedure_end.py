@@ -1,4 +1,8 @@
-"""GD-END-1..3: how a combat ends, each clause on its own."""
+"""GD-END-1..3: how a combat ends, each clause on its own.
+
+GD-END-2 (「全キャラクターが離脱した場合、戦闘は終了」): the GM records that every character has
+left the combat area; the engine keeps no per-character "left" state, so it is the GM's call.
+"""
 
 from __future__ import annotations
 
@@ -18,9 +22,9 @@ def skirmish() -> Table:
     return table
 
 
-def test_GD_END_2_a_character_clearly_out_of_the_combat_area_leaves_and_the_combat_ends() -> None:
+def test_GD_END_2_when_everyone_has_left_the_combat_area_the_combat_ends() -> None:
     table = skirmish()
-    reason = "ace broke away beyond the map's edge; the orc did not follow"
+    reason = "ace fled past the map's edge and the orc ran the other way: both clearly out"
     events = table.do(cmd.EndCombat(clause="GD-END-2", reason=reason))
     (ruling,) = of_type(events, RulingRecorded)
     assert ruling.rule_ids == ("GD-END-2",)
@@ -37,5 +41,5 @@ def test_GD_END_2_needs_no_side_beaten_where_GD_END_3_does() -> None:
         skirmish().do(cmd.EndCombat(clause="GD-END-3", reason="the orc gave up"))
     assert refused.value.rule_id == "GD-END-3"
     left = skirmish()
-    left.do(cmd.EndCombat(clause="GD-END-2", reason="everyone has left the combat area"))
+    left.do(cmd.EndCombat(clause="GD-END-2", reason="ace and the orc have both left the area"))
     assert left.state.ended
