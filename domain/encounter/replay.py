@@ -102,7 +102,7 @@ def replay(
                 refused=str(refused),
             )
             continue
-        if divergence is None and _outcomes(new[1:]) != _outcomes(effects):
+        if divergence is None and _decided(new[1:]) != _decided(effects):
             divergence = Divergence(
                 index,
                 versions[id(command)],
@@ -147,6 +147,16 @@ def _outcomes(events: Sequence[DomainEvent]) -> list[JsonObject]:
         for e in events
         if not isinstance(e, (EncounterDiceRolled, CommandIssued))
     ]
+
+
+# How the engine words a decision, not the decision: a ruling citing one more rule ID after a
+# digest correction, or a clearer log line, must not read as a divergence of a stored fight.
+_WORDING = frozenset({"rule_ids", "summary_en", "summary_ja"})
+
+
+def _decided(events: Sequence[DomainEvent]) -> list[JsonObject]:
+    """The outcomes a replay compares: each without its citations and summaries."""
+    return [{k: v for k, v in o.items() if k not in _WORDING} for o in _outcomes(events)]
 
 
 def combatant_view(state: Encounter) -> dict[str, dict[str, Any]]:

@@ -17,14 +17,19 @@ _JA: dict[str, str] = {"attack": "攻撃動作", "move": "移動動作", "evade"
 
 
 def is_response(state: AkState, unit_id: str) -> bool:
-    """AK-TURN-3: an active action is one's own, in one's own phase, answering nothing."""
+    """AK-TURN-3: an active action is one's own, in one's own phase, answering nothing.
+
+    Anything else is a response, in either phase (the AK introduction): the opponent's
+    answer to a move under way, or the acting unit's own counter-attack when it is attacked
+    while it moves in its own phase (the seed's example, EX-EXC-1).
+    """
     return not (state.acting == unit_id and not state.checks)
 
 
-def require(unit: AkUnit, action: Action) -> None:
+def require(unit: AkUnit, action: Action, rule_id: str = "AK-TURN-3") -> None:
     """AK-TURN-3: only acquired actions (attack and move every unit has)."""
     if not unit.sheet.has(action):
-        raise RuleViolation("AK-TURN-3", f"{unit.id} has not acquired {action!r}")
+        raise RuleViolation(rule_id, f"{unit.id} has not acquired {action!r}")
 
 
 def points_left(unit: AkUnit, *, response: bool, cost: int) -> int:
@@ -98,9 +103,11 @@ def reload(run: Run, command: cmd.Reload) -> None:
 
 
 def swap_weapons(run: Run, command: cmd.SwapWeapons) -> None:
-    """AK-SWP-1: stow or equip several weapons, one active point each (at least one)."""
+    """AK-SWP-1: stow or equip several weapons, one active point each (at least one).
+
+    Stowing (換装) is a combat skill the unit must have acquired (the seed: 戦闘技能の一種)."""
     unit = run.state.unit(command.unit_id)
-    require(unit, "swap")
+    require(unit, "swap", "AK-SWP-1")
     names = command.weapons
     if len(set(names)) != len(names) or any(unit.sheet.weapon(n) is None for n in names):
         raise RuleViolation("AK-SWP-1", f"{unit.id} has no distinct weapons {list(names)}")

@@ -2,7 +2,8 @@
 
 AK-ARM-1: a "treated as" change (〜したものとして) only changes what a check sees; a
 "reduced" change (〜する) changes the stored value. Both last the turn unless "until shot
-down". AK-ARM-2: a stored value at −5 or below shoots the unit down, which wins (AK-WIN-1).
+down". AK-ARM-2: a stored value at −5 or below shoots the unit down, which wins (AK-WIN-1);
+a value only treated as reduced never does, however low the check sees it.
 """
 
 from __future__ import annotations
@@ -62,6 +63,7 @@ def apply_armor_effect(run: Run, command: cmd.ApplyArmorEffect) -> None:
         stored=stored,
         effective=effective,
     )
+    # AK-ARM-2: the stored value, never `effective` (a "treated as" change only feeds checks).
     if stored <= SHOT_DOWN_AT and not unit.shot_down:
         _shot_down(run, run.state.combatants[unit.id], command.armor, stored)
 

@@ -2,7 +2,9 @@
 
 With an attack open, only its target may answer (counter-attack, evade, emergency move) and
 the GM rules the top check; otherwise the acting unit acts, and its opponent may answer a
-move under way. Every command a unit's controller may issue, the GM may issue too.
+move under way. Responses come in either phase (the AK introduction): the target answering
+may be the acting unit itself, attacked while it moves. Every command a unit's controller
+may issue, the GM may issue too.
 """
 
 from __future__ import annotations
@@ -49,7 +51,7 @@ def legal_commands(state: AkState) -> list[LegalCommand]:
             legal.append(_by(cmd.DeclareAttack, other.id))  # answering the move under way
     if unit.sheet.has("reload") and unit.loads:
         legal.append(_by(cmd.Reload, acting))
-    if unit.sheet.has("swap"):
+    if unit.sheet.has("swap"):  # AK-SWP-1: a combat skill, offered only once acquired
         legal.append(_by(cmd.SwapWeapons, acting))
     return [*legal, _by(cmd.EndPhase, acting), *table]
 

@@ -239,6 +239,8 @@ def _targeting(
     hit: int,
 ) -> Decision:
     rules = ("GD-MAIN-5", "GD-RNG-1", "GD-SQ-3") + (("GD-RNG-3", "GD-SQ-4") if weapon.area else ())
+    if aim.z != attacker.position.z:  # the distance counts the height difference too
+        rules += ("GD-RNG-2",)
     d = distance(attacker.position, aim)
     return Decision(
         rule_ids=rules,

@@ -118,6 +118,8 @@ class GdSheet(_Frozen):
         default=None, ge=1, description="GD-COST-1 max HP before any cost; None = stats.hp."
     )
     equipment_cost: int = Field(default=0, ge=0, description="GD-COST-1 cost of equipment.")
+    # GD-STAT-3: no number or check reads the body; only the rules that say so do (GD-INJ
+    # shutdown, GD-SQ-2 occupied squares).
     body: BodyKind = "licenser"
     size: int = Field(default=0, ge=0, description="GD-SQ-2 edge in squares (not for cores).")
     items: tuple[Item, ...] = Field(default=(), description="Every item held (GD-MAIN-5 C/D).")

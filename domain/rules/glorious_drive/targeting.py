@@ -88,6 +88,12 @@ def check_target(
     """GD-SQ-1/3, GD-RNG-1/2: refuse a target out of range or beyond an occupied square."""
     d = distance(attacker, target)
     if not in_range(attacker, target, weapon_range):
+        height = abs(target.z - attacker.z)
+        if height:  # GD-RNG-2: the height difference is part of the range needed
+            raise RuleViolation(
+                "GD-RNG-2",
+                f"the target is {d} squares away, {height} of them height; range is {weapon_range}",
+            )
         raise RuleViolation("GD-RNG-1", f"the target is {d} squares away; range is {weapon_range}")
     if line_of_fire_blocked(attacker, target, occupied, options=options):
         raise RuleViolation("GD-SQ-3", f"the target at {target} is beyond an occupied square")

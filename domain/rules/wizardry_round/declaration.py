@@ -8,6 +8,7 @@ from domain.rules.wizardry_round import commands as cmd
 from domain.rules.wizardry_round import events as ev
 from domain.rules.wizardry_round.rounds import close_declarations
 from domain.rules.wizardry_round.run import Run
+from domain.rules.wizardry_round.tp import enemy_tp
 
 
 def check_form(command: cmd.Declare) -> None:
@@ -55,7 +56,9 @@ def declare(run: Run, command: cmd.Declare) -> None:
 
 
 def declare_formation(run: Run, command: cmd.DeclareFormation) -> None:
-    """WZ-6: a Formation this character knows, paid from its pool; refused when short."""
+    """WZ-6: a Formation this character knows, paid from its pool; refused when short.
+
+    An enemy pays from its side's pool, kept by the same rules (WZ-6a)."""
     who = run.state.combatant(command.combatant_id, "WZ-6")
     if command.formation not in who.sheet.formations:
         raise RuleViolation("WZ-6", f"{who.id} has no Formation skill {command.formation!r}")
@@ -67,7 +70,7 @@ def declare_formation(run: Run, command: cmd.DeclareFormation) -> None:
     summary_ja = f"{who.id}が陣形「{command.formation}」を宣言（TP{command.cost}消費）"
     run.rule(
         Decision(
-            rule_ids=("WZ-6", "WZ-2a"),
+            rule_ids=("WZ-6", "WZ-2a", *enemy_tp((who,))),
             inputs={"formation": command.formation, "cost": command.cost, "tp": tp, "pool": pool},
             outcome={"tp": tp - command.cost},
             options={"tp_pool": run.state.options.tp_pool},

@@ -1,9 +1,10 @@
 """WZ-3 fatigue: penalties by rounds elapsed, with k = endurance − Fatigue level.
 
 At `k` rounds the die and AC take +2; at `2k`, +4 each; every further `k`, the die +2 more
-(AC too under WZ-3a `rise`, held at +4 under `hold`). At a die penalty of +10 the character
-collapses. Rounds elapsed are the rounds completed before this round's fatigue phase: the
-seed counts them as they 'reach' k, and none has elapsed when round 1 begins.
+(AC held at +4 under WZ-3a `hold`, the default; rising too under `rise`). At a die penalty of
++10 the character collapses. WZ-3c: rounds elapsed are the rounds completed before this
+round's fatigue phase: the seed counts them as they 'reach' k, and none has elapsed when
+round 1 begins.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ class Fatigue(BaseModel):
     def decision(self, who: str, options: WizardryRoundOptions) -> Decision:
         fell = " and collapses" if self.collapsed else ""
         return Decision(
-            rule_ids=("WZ-3", "WZ-3a", "WZ-3b"),
+            rule_ids=("WZ-3", "WZ-3a", "WZ-3b", "WZ-3c"),
             inputs={"combatant": who, "interval": self.interval, "elapsed": self.elapsed},
             outcome={
                 "step": self.step,
@@ -56,7 +57,7 @@ class Fatigue(BaseModel):
 def fatigue(
     endurance: int, fatigue_level: int, elapsed: int, options: WizardryRoundOptions
 ) -> Fatigue:
-    """WZ-3 / WZ-3a / WZ-3b: the penalties after `elapsed` rounds."""
+    """WZ-3 / WZ-3a / WZ-3b: the penalties after `elapsed` rounds (WZ-3c: completed ones)."""
     k = endurance - fatigue_level
     if k <= 0 and options.nonpositive_fatigue_interval == "collapse":
         # Read literally, 0 rounds already 'reach' k, 2k and every further k: all at once.

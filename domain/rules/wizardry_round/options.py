@@ -28,10 +28,14 @@ class WizardryRoundOptions(BaseModel):
         "among its characters starting combat (party_highest), their sum (party_sum), or "
         "each character keeps its own TP (per_character).",
     )
+    # The default was `rise` until the digest's correction (issue 21): the seed names only the
+    # die past 2k. An encounter keeps the value recorded when it opened (EncounterOpened.options
+    # holds every option, defaults filled in), so encounters opened before still rise.
     fatigue_ac_after_second: FatigueAcAfterSecond = Field(
-        default="rise",
-        description="WZ-3a: past the second fatigue step AC rises with the die penalty "
-        "(rise) or stays at +4 (hold), the text naming only the die.",
+        default="hold",
+        description="WZ-3a: past the second fatigue step AC stays at +4 while the die penalty "
+        "grows (hold, the seed naming only the die: 「以降…ダイス目+2が累積していき」) or "
+        "rises with it (rise).",
     )
     nonpositive_fatigue_interval: NonPositiveInterval = Field(
         default="count_as_one",

@@ -10,7 +10,7 @@ from domain.rules.wizardry_round import events as ev
 from domain.rules.wizardry_round.fatigue import fatigue
 from domain.rules.wizardry_round.run import Run
 from domain.rules.wizardry_round.state import Phase
-from domain.rules.wizardry_round.tp import Starter, combat_start_gains
+from domain.rules.wizardry_round.tp import Starter, combat_start_gains, enemy_tp
 
 _JA: dict[str, str] = {
     "combat_start": "戦闘開始フェイズ",
@@ -38,7 +38,8 @@ def enter(run: Run, phase: Phase, round_: int | None = None) -> None:
 
 
 def combat_start(run: Run) -> None:
-    """WZ-2 / WZ-2a: each able character not yet started readies a weapon and gains TP."""
+    """WZ-2 / WZ-2a: each able character not yet started readies a weapon and gains TP (an
+    enemy into its side's pool, WZ-6a)."""
     state = run.state
     starting = [c for c in state.combatants.values() if not c.started and c.able]
     if not starting:
@@ -49,7 +50,7 @@ def combat_start(run: Run) -> None:
     gains = combat_start_gains(starters, state.credited, state.options.tp_pool)
     run.rule(
         Decision(
-            rule_ids=("WZ-2", "WZ-2a"),
+            rule_ids=("WZ-2", "WZ-2a", *enemy_tp(starting)),
             inputs={"starters": tuple(s.model_dump() for s in starters)},
             outcome={"gains": tuple({"pool": p, "gain": g} for p, g in gains.items())},
             options={"tp_pool": state.options.tp_pool},
@@ -90,7 +91,7 @@ def gain_tp(run: Run, pool: str, gain: int, rule_id: str) -> None:
 def fatigue_phase(run: Run) -> None:
     """WZ-3: every combatant's penalties for the rounds elapsed; a change is recorded."""
     options = run.state.options
-    elapsed = run.state.round - 1
+    elapsed = run.state.round - 1  # WZ-3c: the rounds completed before this one
     for c in list(run.state.combatants.values()):
         level = fatigue(c.sheet.endurance, c.sheet.fatigue, elapsed, options)
         now = (level.step, level.die_penalty, level.ac_penalty, level.collapsed)

@@ -13,6 +13,7 @@ from domain.rules.wizardry_round import commands as cmd
 from domain.rules.wizardry_round import events as ev
 from domain.rules.wizardry_round.round_start import combat_start, enter, fatigue_phase, gain_tp
 from domain.rules.wizardry_round.run import Run
+from domain.rules.wizardry_round.tp import enemy_tp
 
 
 def resolve_surprise(run: Run, command: cmd.ResolveSurprise) -> None:
@@ -70,13 +71,17 @@ def close_declarations(run: Run) -> None:
 
 
 def enter_strategy(run: Run) -> None:
-    """WZ-6: every pool of a character in combat gains 1 TP; formations may follow."""
+    """WZ-6: every pool of a character in combat gains 1 TP; formations may follow.
+
+    The enemy side's pool too (WZ-6a): the seed's "TPを1点獲得する" is written for the party.
+    """
     enter(run, "strategy")
     state = run.state
-    pools = list(dict.fromkeys(state.pool_of(c) for c in state.combatants.values() if c.started))
+    in_combat = [c for c in state.combatants.values() if c.started]
+    pools = list(dict.fromkeys(state.pool_of(c) for c in in_combat))
     run.rule(
         Decision(
-            rule_ids=("WZ-6", "WZ-2a"),
+            rule_ids=("WZ-6", "WZ-2a", *enemy_tp(in_combat)),
             inputs={"pools": tuple(pools)},
             outcome={"gain": 1},
             options={"tp_pool": state.options.tp_pool},

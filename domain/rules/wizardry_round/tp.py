@@ -1,13 +1,21 @@
-"""TP (WZ-2, WZ-2a, WZ-6, WZ-7): what each pool gains at combat start, per round and per roll."""
+"""TP (WZ-2, WZ-2a, WZ-6, WZ-7): what each pool gains at combat start, per round and per roll.
+
+WZ-6a: the seed writes its TP gains for the party; the engine keeps TP for the enemy side too,
+by the same rules (combat start, strategy, formations), so a GM can play enemy formations.
+Initiative TP (WZ-7) comes from the PCs' die only and so feeds only a party pool.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from pydantic import BaseModel, ConfigDict
 
 from domain.rules.outcome import Decision, Scalar
 from domain.rules.wizardry_round.options import TpPool
+from domain.rules.wizardry_round.state import WzCombatant
+
+ENEMY_TP = "WZ-6a"
 
 
 class Starter(BaseModel):
@@ -18,6 +26,11 @@ class Starter(BaseModel):
     combatant: str
     pool: str
     strategy: int
+
+
+def enemy_tp(combatants: Iterable[WzCombatant]) -> tuple[str, ...]:
+    """WZ-6a, cited by a TP ruling when an enemy's pool is among those it credits or debits."""
+    return (ENEMY_TP,) if any(not c.in_party for c in combatants) else ()
 
 
 def combat_start_gains(

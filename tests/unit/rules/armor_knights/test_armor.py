@@ -65,3 +65,16 @@ def test_AK_ARM_2_treated_as_minus_5_does_not_shoot_down() -> None:
     assert table.u("blue").effective("physical") == -10
     assert not table.u("blue").shot_down
     assert not table.state.ended
+
+
+def test_AK_ARM_2_only_the_stored_value_shoots_down_however_low_a_check_sees_it() -> None:
+    table = started()
+    table.do(effect(-20, "treated"))  # checked as −10, stored 10
+    table.do(effect(-14, "reduced"))  # stored −4, checked as −24
+    blue = table.u("blue")
+    assert (blue.armor["physical"], blue.effective("physical")) == (-4, -24)
+    assert not of_type(table.events, UnitShotDown)
+    assert not table.state.ended
+    table.do(effect(-1, "reduced"))  # stored −5
+    assert [e.value for e in of_type(table.events, UnitShotDown)] == [-5]
+    assert table.ak.winner == "red"

@@ -1,12 +1,17 @@
-"""AK-RLD-1/2 (reload action, turn-end reload) and AK-SWP-1 (stow / equip)."""
+"""AK-RLD-1/2 (reload action, turn-end reload) and AK-SWP-1 (stow / equip, an acquired skill)."""
 
 from __future__ import annotations
 
 import pytest
 
 from domain.rules.armor_knights import commands as cmd
+from domain.rules.armor_knights.actions import swap_weapons
+from domain.rules.armor_knights.procedure import legal_commands
+from domain.rules.armor_knights.run import Run
 from domain.rules.errors import RuleViolation
-from tests.unit.rules.armor_knights.duel import P1, P2, knight, started, weapon
+from domain.rules.records import Dice, DiceSource
+from tests.unit.encounter.table import AT, ENCOUNTER
+from tests.unit.rules.armor_knights.duel import P1, P2, Duel, knight, started, weapon
 
 CANNON = weapon("cannon", load_turns=3)
 
@@ -75,5 +80,21 @@ def test_AK_SWP_1_at_least_one_weapon_and_only_in_the_named_direction() -> None:
 
 def test_AK_SWP_1_is_a_combat_skill_the_unit_must_have_acquired() -> None:
     table = started(red=knight(0, actions=["reload"], weapons=[weapon("a"), weapon("b")]))
+    assert "SwapWeapons" not in offered(table)
     with pytest.raises(RuleViolation, match="AK-TURN-1"):  # not offered: not acquired
         table.do(cmd.SwapWeapons(unit_id="red", direction="stow", weapons=("a",)), by=P1)
+    assert "SwapWeapons" in offered(started(red=knight(0, actions=["swap"])))
+
+
+def test_AK_SWP_1_stowing_without_the_skill_is_refused_citing_AK_SWP_1() -> None:
+    table = started(red=knight(0, actions=["reload"], weapons=[weapon("a"), weapon("b")]))
+    dice = Dice(DiceSource(stream_id=ENCOUNTER, next_roll_seq=0, hand_faces=()), by="p1", at=AT)
+    run = Run(state=table.ak, dice=dice, ctx=P1)
+    stow = cmd.SwapWeapons(unit_id="red", direction="stow", weapons=("a",))
+    with pytest.raises(RuleViolation, match="not acquired 'swap'") as refused:
+        swap_weapons(run, stow)  # the handler itself, behind the procedure's gate
+    assert refused.value.rule_id == "AK-SWP-1"
+
+
+def offered(table: Duel) -> list[str]:
+    return [c.command for c in legal_commands(table.ak) if c.combatant == "red"]

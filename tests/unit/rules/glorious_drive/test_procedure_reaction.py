@@ -1,4 +1,5 @@
-"""GD-REACT-1..6 and GD-DMG-1..4 through the Encounter: reactions, damage, situation modifiers."""
+"""GD-REACT-1..6 and GD-DMG-1..4 through the Encounter: reactions, damage, situation modifiers;
+GD-RNG-1/2 (range, height) when an attack is declared."""
 
 from __future__ import annotations
 
@@ -166,6 +167,26 @@ def test_GD_RNG_1_a_target_out_of_range_is_refused() -> None:
         table.do(cmd.DeclareAttack(combatant_id="ace", target="orc"), by=player("p1"))
     assert refused.value.rule_id == "GD-RNG-1"
     assert "9 squares" in refused.value.detail
+
+
+def test_GD_RNG_2_height_adds_to_the_range_needed_range_4_misses_a_flyer_3_away_2_up() -> None:
+    """EX-RNG-1 through the procedure: 3 squares away and 2 up needs range 5."""
+    flyer = sheet(3, 0) | {"position": {"x": 3, "y": 0, "z": 2}}
+
+    def declared(rifle_range: int) -> Table:
+        ace = sheet(0, 0, weapons=[weapon(range=rifle_range)])
+        table = Table().open().join("ace", "p1", "pc", ace).join("bird", "gm", "e", flyer)
+        table.do(cmd.RollInitiative(), faces=[6, 1])
+        table.do(cmd.Cleanup(combatant_id="ace"), by=player("p1"))
+        table.do(cmd.DeclareAttack(combatant_id="ace", target="bird"), by=player("p1"))
+        return table
+
+    with pytest.raises(RuleViolation) as refused:
+        declared(4)
+    assert refused.value.rule_id == "GD-RNG-2"
+    assert "5 squares away, 2 of them height" in refused.value.detail
+    (aimed,) = [r for r in rulings(declared(5).events) if "GD-RNG-2" in r.rule_ids]
+    assert aimed.inputs["distance"] == 5
 
 
 def area_attack() -> tuple[Table, list[Any]]:

@@ -92,9 +92,9 @@ def strategist(tp_pool: str = "party_highest") -> WzTable:
     return table
 
 
-def test_WZ_6_each_side_gains_1_TP_in_the_strategy_phase() -> None:
+def test_WZ_6_the_party_gains_1_TP_in_the_strategy_phase() -> None:
     table = strategist()
-    assert table.wz.tp == {"pc": 2, "enemy": 1}  # Strategy 1 + 1; the goblin's side 0 + 1
+    assert table.wz.tp["pc"] == 2  # Strategy 1 + 1 (the enemy side: tests of WZ-6a)
 
 
 def test_WZ_6_a_formation_is_paid_from_the_pool() -> None:

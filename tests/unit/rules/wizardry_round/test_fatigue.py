@@ -1,4 +1,4 @@
-"""WZ-3 fatigue (with WZ-3a and WZ-3b under both values), as a calculator and in a fight."""
+"""WZ-3 fatigue (with WZ-3a and WZ-3b under both values, WZ-3c), as a calculator and in a fight."""
 
 from __future__ import annotations
 
@@ -6,14 +6,17 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from domain.rules.records import RulingRecorded
 from domain.rules.wizardry_round import commands as cmd
 from domain.rules.wizardry_round.fatigue import fatigue
 from domain.rules.wizardry_round.options import WizardryRoundOptions
 from domain.rules.wizardry_round.state import WzState
+from tests.unit.encounter.table import of_type
 from tests.unit.rules.wizardry_round.table import WzTable, sheet
 
 DEFAULT = WizardryRoundOptions()
 HOLD = WizardryRoundOptions(fatigue_ac_after_second="hold")
+RISE = WizardryRoundOptions(fatigue_ac_after_second="rise")
 COLLAPSE = WizardryRoundOptions(nonpositive_fatigue_interval="collapse")
 
 
@@ -46,7 +49,7 @@ def test_WZ_3_every_further_k_adds_2_to_the_die_until_10_collapses() -> None:
 
 
 @pytest.mark.parametrize(
-    ("options", "ac_at_3k", "ac_at_4k"), [(DEFAULT, 6, 8), (HOLD, 4, 4)], ids=["rise", "hold"]
+    ("options", "ac_at_3k", "ac_at_4k"), [(RISE, 6, 8), (HOLD, 4, 4)], ids=["rise", "hold"]
 )
 def test_WZ_3a_past_2k_the_ac_rises_with_the_die_or_holds_at_4(
     options: WizardryRoundOptions, ac_at_3k: int, ac_at_4k: int
@@ -54,6 +57,28 @@ def test_WZ_3a_past_2k_the_ac_rises_with_the_die_or_holds_at_4(
     assert penalties(9, options=options) == (6, ac_at_3k)
     assert penalties(12, options=options) == (8, ac_at_4k)
     assert penalties(6, options=options) == (4, 4)  # up to 2k both readings agree
+
+
+def test_WZ_3a_by_default_the_ac_holds_at_4_past_2k_while_the_die_grows() -> None:
+    assert DEFAULT.fatigue_ac_after_second == "hold"
+    assert [penalties(e) for e in (6, 9, 12)] == [(4, 4), (6, 4), (8, 4)]
+
+
+def test_WZ_3a_a_new_encounter_records_hold_among_its_options() -> None:
+    table = tired()
+    assert table.state.options["fatigue_ac_after_second"] == "hold"
+    state = rounds_played(table, 3)  # round 4: three rounds elapsed, k = 1: die +6
+    fighter = state.combatants["tired"]
+    assert (fighter.die_penalty, fighter.ac_penalty, fighter.ac) == (6, 4, 9)
+
+
+def test_WZ_3c_round_1_has_no_rounds_elapsed_and_round_2_has_one() -> None:
+    table = tired()  # k = 1: a penalty as soon as one round has elapsed
+    assert table.wz.combatants["tired"].die_penalty == 0  # round 1: none elapsed yet
+    rounds_played(table, 1)
+    rulings = of_type(table.events, RulingRecorded)
+    fatigued = [r for r in rulings if "WZ-3c" in r.rule_ids]
+    assert [(r.inputs["elapsed"], r.outcome["die_penalty"]) for r in fatigued] == [(1, 2)]
 
 
 @pytest.mark.parametrize(
