@@ -8,7 +8,7 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
 
-from api import metrics, problems
+from api import metrics, openapi, problems
 from api.limits import BodySizeLimit
 from api.ports import SenkiPort
 from api.routes import (
@@ -53,7 +53,8 @@ def create_app(
         summary="An event-sourced campaign ledger for Japanese tabletop RPG combat.",
         version="0.1.0",
         lifespan=lifespan,
-        responses=problems.RESPONSES,
+        # Stable operation ids a generated client names its methods by (api/openapi.py).
+        generate_unique_id_function=openapi.operation_id,
     )
     app.add_middleware(BodySizeLimit, max_bytes=MAX_BODY_BYTES)
     if cors_origins:
@@ -76,4 +77,5 @@ def create_app(
     app.include_router(disputes.router)
     app.include_router(read_models.router)
     app.include_router(web_router)
+    openapi.install(app)
     return app

@@ -44,29 +44,6 @@ class Problem(BaseModel):
     errors: list[FieldError] | None = Field(default=None, description="Field errors (422).")
 
 
-def _documented(description: str) -> dict[str, Any]:
-    return {
-        "description": description,
-        "model": Problem,
-        "content": {PROBLEM_JSON: {"schema": {"$ref": "#/components/schemas/Problem"}}},
-    }
-
-
-RESPONSES: dict[int | str, dict[str, Any]] = {
-    400: _documented("Bad request (e.g. a missing Idempotency-Key)"),
-    401: _documented("No token, or an unknown or revoked one"),
-    403: _documented("The token's role or campaign does not allow this"),
-    404: _documented("No such resource"),
-    409: _documented("Not possible in the resource's current state"),
-    412: _documented("If-Match names an older version (the current one is in the body)"),
-    413: _documented("Body too large"),
-    422: _documented("Invalid request, or refused by a rule (rule_id)"),
-    428: _documented("If-Match is required on this resource"),
-    503: _documented("The database is unavailable"),
-}
-"""Documented on every route, so the OpenAPI says what each error body looks like."""
-
-
 def problem(status: int, kind: str, title: str, detail: str, **extra: Any) -> JSONResponse:
     body = Problem(type=TYPE_BASE + kind, title=title, status=status, detail=detail, **extra)
     return JSONResponse(

@@ -23,7 +23,7 @@ COMMANDS_ROUTE = "/v1/encounters/{encounter_id}/commands"
 WRITE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 # A POST because it carries a body, but it stores nothing: a what-if, not a command.
 NOT_WRITES = frozenset({"/v1/encounters/{encounter_id}/replay"})
-# Routes whose answers list the rolls the write recorded: CommandAnswer.rolls, Rolled.roll.
+# Routes whose answers list the rolls the write recorded: CommandAnswer.rolls, RollAnswer.roll.
 DICE_ROUTES = frozenset({COMMANDS_ROUTE, "/v1/campaigns/{campaign_id}/rolls"})
 DICE_SOURCES = frozenset({"server", "hand"})
 

@@ -37,7 +37,7 @@ class EncounterCreate(BaseModel):
     scenario_id: UUID | None = None
 
 
-class Rolled(BaseModel):
+class EncounterRoll(BaseModel):
     roll_seq: int
     expression: str
     purpose: str
@@ -62,11 +62,11 @@ class CommandAnswer(BaseModel):
     version: int
     commitment: str
     events: list[str] = Field(description="Types of the events appended, in order.")
-    rolls: list[Rolled]
+    rolls: list[EncounterRoll]
     rulings: list[Ruling]
 
 
-class Check(BaseModel):
+class EncounterRollCheck(BaseModel):
     roll_seq: int
     text: str
     verified: bool
@@ -75,12 +75,12 @@ class Check(BaseModel):
     unverifiable: str | None
 
 
-class Audit(BaseModel):
+class EncounterAudit(BaseModel):
     id: str
     commitment: str
     revealed_seed: str
     all_verified: bool
-    checks: list[Check]
+    checks: list[EncounterRollCheck]
 
 
 def actor(who: Principal) -> Actor:
@@ -197,18 +197,18 @@ def reveal(
     return _answer(answer, response)
 
 
-@router.get("/v1/encounters/{encounter_id}/audit", response_model=Audit)
-def audit(encounter_id: UUID, runtime: RuntimeDep, who: PrincipalDep) -> Audit:
+@router.get("/v1/encounters/{encounter_id}/audit", response_model=EncounterAudit)
+def audit(encounter_id: UUID, runtime: RuntimeDep, who: PrincipalDep) -> EncounterAudit:
     """After the reveal: every die recomputed from the seed and checked against its record."""
     load_for(runtime, who, encounter_id, READERS)
     state, rolls, checks = runtime.encounters.audit(encounter_id)
-    return Audit(
+    return EncounterAudit(
         id=str(encounter_id),
         commitment=state.commitment,
         revealed_seed=state.revealed_seed or "",
         all_verified=all(c.verified for c in checks),
         checks=[
-            Check(
+            EncounterRollCheck(
                 roll_seq=c.roll_seq,
                 text=r.text,
                 verified=c.verified,

@@ -68,12 +68,12 @@ class RollLogFull(RollLogPublic):
     entries: list[RollPublic]
 
 
-class Rolled(BaseModel):
+class RollAnswer(BaseModel):
     roll_log: RollLogPublic
     roll: RollPublic | None
 
 
-class Check(BaseModel):
+class RollLogCheck(BaseModel):
     roll_seq: int
     text: str
     verified: bool
@@ -86,7 +86,7 @@ class RollLogAudit(BaseModel):
     commitment: str
     revealed_seed: str
     all_verified: bool
-    checks: list[Check]
+    checks: list[RollLogCheck]
 
 
 def _roll(data: dict[str, Any]) -> RollPublic:
@@ -107,7 +107,7 @@ def _load(
     return state, version
 
 
-@router.post("/v1/campaigns/{campaign_id}/rolls", response_model=Rolled)
+@router.post("/v1/campaigns/{campaign_id}/rolls", response_model=RollAnswer)
 def roll(
     campaign_id: UUID,
     body: RollCreate,
@@ -115,7 +115,7 @@ def roll(
     who: PrincipalDep,
     key: KeyDep,
     response: Response,
-) -> Rolled:
+) -> RollAnswer:
     """Roll in a log (`roll_log_id`), or open a log (201) and roll its first roll in one."""
     require(who, campaign_id, WRITERS)
     log_id = body.roll_log_id
@@ -128,7 +128,7 @@ def roll(
         response.headers["Location"] = f"/v1/roll-logs/{log_id}"
         etag(response, opened["version"])
         if body.expression is None:
-            return Rolled(roll_log=_public(opened), roll=None)
+            return RollAnswer(roll_log=_public(opened), roll=None)
     elif _load(runtime, who, log_id, WRITERS)[0].campaign_id != campaign_id:
         raise HTTPException(404, f"campaign {campaign_id} has no roll log {log_id}")
     assert body.expression is not None  # checked by RollCreate
@@ -143,7 +143,7 @@ def roll(
         idempotency=rolled_key,
     )
     etag(response, answer["version"])
-    return Rolled(roll_log=_public(answer), roll=_roll(answer["roll"]))
+    return RollAnswer(roll_log=_public(answer), roll=_roll(answer["roll"]))
 
 
 @router.get("/v1/roll-logs/{log_id}", response_model=RollLogFull)
@@ -187,7 +187,7 @@ def verify_roll_log(log_id: UUID, runtime: RuntimeDep, who: PrincipalDep) -> Rol
         revealed_seed=state.revealed_seed or "",
         all_verified=all(c.verified for c in checks),
         checks=[
-            Check(
+            RollLogCheck(
                 roll_seq=c.roll_seq,
                 text=r.text,
                 verified=c.verified,
