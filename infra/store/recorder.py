@@ -9,26 +9,69 @@ What Senki changes, within the library's own extension points:
   states it holds are stale (infra/services/append_watch.py); an append of very many streams
   sends no payload, which a listener takes as "anything may have changed";
 - the whole append travels as one pipeline (see `insert_events`).
+
+What is retried on a lost connection (a database restart or failover leaves every pooled
+connection dead, and each one fails the first statement sent on it):
+- every read, exactly as the library retries its own (`retried_read`: 10 attempts, 0.2 s
+  apart, on the library's InterfaceError and OperationalError): a read changes nothing, so
+  running it again is always safe;
+- an append, when the connection was lost (no SQLSTATE, class 08, or the server shutting down
+  or starting up): see `SenkiRecorder.insert_events` for why that is safe here.
+Not retried: a refused statement (an IntegrityError: a version or idempotency key already
+taken by someone else), and a write-lock timeout (55P03: the shard is overloaded; waiting ten
+times as long would only hold the request, so the API answers 503 and the client retries with
+its Idempotency-Key). tests/contract/ runs the library's own recorder test cases against this
+class and lists every deliberate difference from the library.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+import random
+import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ParamSpec, TypeVar
 from uuid import UUID
 
-from eventsourcing.persistence import StoredEvent
+import psycopg
+from eventsourcing.persistence import (
+    IntegrityError,
+    InterfaceError,
+    OperationalError,
+    PersistenceError,
+    StoredEvent,
+)
 from eventsourcing.postgres import (
     PostgresApplicationRecorder,
     PostgresDatastore,
 )
+from eventsourcing.utils import retry
 from psycopg.sql import SQL, Identifier
 
 from infra.store.names import ShardTables
 
+P = ParamSpec("P")
+R = TypeVar("R")
+
 _MOST_STREAMS_NAMED = 100  # 100 ids of 36 characters, and commas: well under 8000 bytes
+# The library's own retry policy (eventsourcing.postgres: `@retry((InterfaceError,
+# OperationalError), max_attempts=10, wait=0.2)` on every recorder method).
+ATTEMPTS = 10
+WAIT_S = 0.2
+_LOST = (InterfaceError, OperationalError)
+# SQLSTATEs that mean the server went away rather than refused the statement: the server
+# ending sessions (admin or crash shutdown) and one starting up; class 08 is checked apart.
+_SERVER_GONE = frozenset({"57P01", "57P02", "57P03"})
+
+_library_retry = retry(_LOST, max_attempts=ATTEMPTS, wait=WAIT_S)
+
+
+def retried_read(method: Callable[P, R]) -> Callable[P, R]:
+    """The library's retry, for a read that does not go through a library method (typed: the
+    library's decorator returns Any)."""
+    wrapped: Callable[P, R] = _library_retry(method)
+    return wrapped
 
 
 @dataclass(frozen=True)
@@ -41,7 +84,21 @@ class IdempotencyRecord:
 
 
 class SenkiRecorder(PostgresApplicationRecorder):
-    """Application recorder for one shard's events table."""
+    """Application recorder for one shard's events table.
+
+    Reads (`select_events`, and the library's `select_notifications` and
+    `max_notification_id`) are retried on connection errors as the library retries them.
+
+    An append is retried on a lost connection too, inside the recorder, so a failover costs
+    clients nothing. That is safe because an append is one transaction, and a repeat of one
+    that did commit (the ack was lost with the connection) cannot append twice: its events'
+    (stream, version) keys and its idempotency key are already taken, so the repeat is
+    refused with an IntegrityError. After a lost connection the recorder then looks at what
+    holds those keys: byte-identical events (and the same idempotency record) are the first
+    attempt's commit, and the append returns their positions as if the ack had arrived; any
+    other holder is a real conflict and raises as usual. A repeat of one that did not commit
+    simply appends. What is not retried, and why, is in the module docstring.
+    """
 
     def __init__(self, datastore: PostgresDatastore, *, tables: ShardTables) -> None:
         super().__init__(datastore, events_table_name=tables.events)
@@ -65,9 +122,53 @@ class SenkiRecorder(PostgresApplicationRecorder):
         )
         self._insert_rows = self.insert_events_statement.as_bytes(None)
         self._selects: dict[tuple[bool, bool, bool, bool], bytes] = {}
+        self._select_appended = (
+            SQL(
+                "SELECT originator_id, originator_version, topic, state, notification_id "
+                "FROM {0}.{1} WHERE (originator_id, originator_version) IN "
+                "(SELECT * FROM unnest(%s::uuid[], %s::bigint[]))"
+            )
+            .format(schema, Identifier(tables.events))
+            .as_bytes(None)
+        )
+        self._select_same_answer = (
+            SQL(
+                "SELECT fingerprint = %s AND response = %s::jsonb AS same FROM {0}.{1} "
+                "WHERE key = %s"
+            )
+            .format(schema, Identifier(tables.idempotency))
+            .as_bytes(None)
+        )
 
     def insert_events(
         self, stored_events: Sequence[StoredEvent], **kwargs: Any
+    ) -> Sequence[int] | None:
+        """Append in one transaction; on a lost connection, again (see the class docstring)."""
+        record = kwargs.get("idempotency")
+        record = record if isinstance(record, IdempotencyRecord) else None
+        lost = 0
+        while True:
+            try:
+                return self._append_once(stored_events, record, **kwargs)
+            except IntegrityError:
+                # Only a repeat can meet its own first attempt's commit.
+                found = self._appended_before(stored_events, record) if lost else None
+                if found is None:
+                    raise
+                return found
+            except _LOST as error:
+                lost += 1
+                if lost >= ATTEMPTS or not connection_lost(error):
+                    raise
+                # The library's pause, jittered so writers that lost their connections at
+                # the same moment do not all come back at once.
+                time.sleep(WAIT_S * (1 + 0.1 * (random.random() - 0.5)))
+
+    def _append_once(
+        self,
+        stored_events: Sequence[StoredEvent],
+        record: IdempotencyRecord | None,
+        **kwargs: Any,
     ) -> Sequence[int] | None:
         """The idempotency record, the write lock, the NOTIFY, the events and the COMMIT, sent
         as one pipeline: one round trip, so the shard's write lock is held only while the
@@ -77,11 +178,10 @@ class SenkiRecorder(PostgresApplicationRecorder):
         A refused idempotency key or version still raises the IntegrityError it is: in a
         pipeline, the first failing statement's error is raised and the rest are skipped.
         """
-        record = kwargs.get("idempotency")
         with self.datastore.get_connection() as conn:
             inserted = conn.cursor()
             with conn.pipeline(), conn.transaction(), conn.cursor() as curs:
-                if isinstance(record, IdempotencyRecord):
+                if record is not None:
                     curs.execute(
                         self._insert_idempotency,
                         (record.key, record.fingerprint, json.dumps(record.response)),
@@ -95,6 +195,35 @@ class SenkiRecorder(PostgresApplicationRecorder):
                 return []
             return self._fetch_ids_after_insert_events(inserted, stored_events, **kwargs)
 
+    @retried_read
+    def _appended_before(
+        self, stored_events: Sequence[StoredEvent], record: IdempotencyRecord | None
+    ) -> list[int] | None:
+        """The positions of these very events (and this idempotency record) if an earlier
+        attempt committed them, else None: someone else holds the keys."""
+        with self.datastore.get_connection() as conn, conn.cursor() as curs:
+            if record is not None:
+                response = json.dumps(record.response)
+                curs.execute(self._select_same_answer, (record.fingerprint, response, record.key))
+                answer = curs.fetchone()
+                if answer is None or not answer["same"]:
+                    return None
+            if not stored_events:
+                return [] if record is not None else None
+            keys = (
+                [e.originator_id for e in stored_events],
+                [e.originator_version for e in stored_events],
+            )
+            curs.execute(self._select_appended, keys)
+            held = {(row["originator_id"], row["originator_version"]): row for row in curs}
+        positions = []
+        for event in stored_events:
+            row = held.get((_uuid(event.originator_id), event.originator_version))
+            if row is None or row["topic"] != event.topic or bytes(row["state"]) != event.state:
+                return None
+            positions.append(int(row["notification_id"]))
+        return positions
+
     def _rows(self, stored_events: Sequence[StoredEvent]) -> list[Any]:
         return [
             self.construct_pg_stored_event(
@@ -103,6 +232,7 @@ class SenkiRecorder(PostgresApplicationRecorder):
             for event in stored_events
         ]
 
+    @retried_read
     def select_events(
         self,
         originator_id: UUID | str,
@@ -112,7 +242,8 @@ class SenkiRecorder(PostgresApplicationRecorder):
         desc: bool = False,
         limit: int | None = None,
     ) -> Sequence[StoredEvent]:
-        """The library's select, with its statement rendered once per shape, not per call."""
+        """The library's select (and its retry), with its statement rendered once per shape,
+        not per call."""
         bounds = [b for b in (gt, lte, limit) if b is not None]
         query = self._select_for(gt is not None, lte is not None, desc, limit is not None)
         with self.datastore.get_connection() as conn, conn.cursor() as curs:
@@ -150,3 +281,17 @@ def _payload(stored_events: Sequence[StoredEvent]) -> str:
     there are too many for a NOTIFY payload (8000 bytes)."""
     streams = sorted({str(event.originator_id) for event in stored_events})
     return "" if len(streams) > _MOST_STREAMS_NAMED else ",".join(streams)
+
+
+def connection_lost(error: BaseException) -> bool:
+    """True when an error means the connection or the server went away (so nothing was
+    refused), false for a statement the server refused (a lock timeout, a cancel)."""
+    cause = error.__cause__ if isinstance(error, PersistenceError) else error
+    if not isinstance(cause, psycopg.Error):
+        return isinstance(error, _LOST)
+    state = cause.sqlstate
+    return state is None or state.startswith("08") or state in _SERVER_GONE
+
+
+def _uuid(value: UUID | str) -> UUID:
+    return value if isinstance(value, UUID) else UUID(value)
