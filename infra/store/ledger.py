@@ -23,7 +23,8 @@ from infra.store.chain import ChainReport, ChainRow, genesis_hash, walk
 from infra.store.mapper import PydanticMapper, Recorded
 from infra.store.names import SCHEMA, ShardTables
 from infra.store.placement import Placements
-from infra.store.recorder import IdempotencyRecord, SenkiRecorder, retried_read
+from infra.store.recorder import IdempotencyRecord, SenkiRecorder
+from infra.store.retry import retried_read
 
 
 class ConcurrencyConflict(RuntimeError):

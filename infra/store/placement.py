@@ -22,7 +22,7 @@ from eventsourcing.postgres import PostgresDatastore
 from psycopg.sql import SQL, Identifier
 
 from infra.store.names import SCHEMA
-from infra.store.recorder import retried_read
+from infra.store.retry import retried_read
 
 PLACEMENTS = "placements"
 

@@ -10,68 +10,31 @@ What Senki changes, within the library's own extension points:
   sends no payload, which a listener takes as "anything may have changed";
 - the whole append travels as one pipeline (see `insert_events`).
 
-What is retried on a lost connection (a database restart or failover leaves every pooled
-connection dead, and each one fails the first statement sent on it):
-- every read, exactly as the library retries its own (`retried_read`: 10 attempts, 0.2 s
-  apart, on the library's InterfaceError and OperationalError): a read changes nothing, so
-  running it again is always safe;
-- an append, when the connection was lost (no SQLSTATE, class 08, or the server shutting down
-  or starting up): see `SenkiRecorder.insert_events` for why that is safe here.
-Not retried: a refused statement (an IntegrityError: a version or idempotency key already
-taken by someone else), and a write-lock timeout (55P03: the shard is overloaded; waiting ten
-times as long would only hold the request, so the API answers 503 and the client retries with
-its Idempotency-Key). tests/contract/ runs the library's own recorder test cases against this
-class and lists every deliberate difference from the library.
+Reads and appends are retried on a lost connection (infra/store/retry.py says which errors
+are, and why the others are not); `SenkiRecorder.insert_events` says why an append may be.
+tests/contract/ runs the library's own recorder test cases against this class and lists every
+deliberate difference from the library.
 """
 
 from __future__ import annotations
 
 import json
-import random
-import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, ParamSpec, TypeVar
+from typing import Any
 from uuid import UUID
 
-import psycopg
-from eventsourcing.persistence import (
-    IntegrityError,
-    InterfaceError,
-    OperationalError,
-    PersistenceError,
-    StoredEvent,
-)
+from eventsourcing.persistence import IntegrityError, StoredEvent
 from eventsourcing.postgres import (
     PostgresApplicationRecorder,
     PostgresDatastore,
 )
-from eventsourcing.utils import retry
 from psycopg.sql import SQL, Identifier
 
 from infra.store.names import ShardTables
-
-P = ParamSpec("P")
-R = TypeVar("R")
+from infra.store.retry import ATTEMPTS, LOST, connection_lost, pause, retried_read
 
 _MOST_STREAMS_NAMED = 100  # 100 ids of 36 characters, and commas: well under 8000 bytes
-# The library's own retry policy (eventsourcing.postgres: `@retry((InterfaceError,
-# OperationalError), max_attempts=10, wait=0.2)` on every recorder method).
-ATTEMPTS = 10
-WAIT_S = 0.2
-_LOST = (InterfaceError, OperationalError)
-# SQLSTATEs that mean the server went away rather than refused the statement: the server
-# ending sessions (admin or crash shutdown) and one starting up; class 08 is checked apart.
-_SERVER_GONE = frozenset({"57P01", "57P02", "57P03"})
-
-_library_retry = retry(_LOST, max_attempts=ATTEMPTS, wait=WAIT_S)
-
-
-def retried_read(method: Callable[P, R]) -> Callable[P, R]:
-    """The library's retry, for a read that does not go through a library method (typed: the
-    library's decorator returns Any)."""
-    wrapped: Callable[P, R] = _library_retry(method)
-    return wrapped
 
 
 @dataclass(frozen=True)
@@ -86,18 +49,20 @@ class IdempotencyRecord:
 class SenkiRecorder(PostgresApplicationRecorder):
     """Application recorder for one shard's events table.
 
-    Reads (`select_events`, and the library's `select_notifications` and
-    `max_notification_id`) are retried on connection errors as the library retries them.
+    Reads are retried on a lost connection: `select_events` as in infra/store/retry.py, the
+    library's own `select_notifications` and `max_notification_id` by its decorator.
 
-    An append is retried on a lost connection too, inside the recorder, so a failover costs
-    clients nothing. That is safe because an append is one transaction, and a repeat of one
-    that did commit (the ack was lost with the connection) cannot append twice: its events'
-    (stream, version) keys and its idempotency key are already taken, so the repeat is
-    refused with an IntegrityError. After a lost connection the recorder then looks at what
-    holds those keys: byte-identical events (and the same idempotency record) are the first
-    attempt's commit, and the append returns their positions as if the ack had arrived; any
-    other holder is a real conflict and raises as usual. A repeat of one that did not commit
-    simply appends. What is not retried, and why, is in the module docstring.
+    An append (`insert_events`) is retried on a lost connection too, inside the recorder, up
+    to 10 attempts 0.2 s apart, so a failover costs clients nothing. That is safe because an
+    append is one transaction, and a repeat of one that did commit (the ack was lost with the
+    connection) cannot append twice: its events' (stream, version) keys and its idempotency
+    key are already taken, so the repeat is refused with an IntegrityError. After a lost
+    connection the recorder then looks at what holds those keys: byte-identical events (and
+    the same idempotency record) are the first attempt's commit, and the append returns their
+    positions as if the ack had arrived; any other holder is a real conflict and raises as
+    usual (the executor then answers from the idempotency record, or 409). A repeat of one
+    that did not commit simply appends. Not retried: a refused append (an IntegrityError from
+    anyone else's keys), a write-lock timeout and a pool timeout (retry.py says why).
     """
 
     def __init__(self, datastore: PostgresDatastore, *, tables: ShardTables) -> None:
@@ -156,13 +121,11 @@ class SenkiRecorder(PostgresApplicationRecorder):
                 if found is None:
                     raise
                 return found
-            except _LOST as error:
+            except LOST as error:
                 lost += 1
                 if lost >= ATTEMPTS or not connection_lost(error):
                     raise
-                # The library's pause, jittered so writers that lost their connections at
-                # the same moment do not all come back at once.
-                time.sleep(WAIT_S * (1 + 0.1 * (random.random() - 0.5)))
+                pause()
 
     def _append_once(
         self,
@@ -281,16 +244,6 @@ def _payload(stored_events: Sequence[StoredEvent]) -> str:
     there are too many for a NOTIFY payload (8000 bytes)."""
     streams = sorted({str(event.originator_id) for event in stored_events})
     return "" if len(streams) > _MOST_STREAMS_NAMED else ",".join(streams)
-
-
-def connection_lost(error: BaseException) -> bool:
-    """True when an error means the connection or the server went away (so nothing was
-    refused), false for a statement the server refused (a lock timeout, a cancel)."""
-    cause = error.__cause__ if isinstance(error, PersistenceError) else error
-    if not isinstance(cause, psycopg.Error):
-        return isinstance(error, _LOST)
-    state = cause.sqlstate
-    return state is None or state.startswith("08") or state in _SERVER_GONE
 
 
 def _uuid(value: UUID | str) -> UUID:

@@ -120,6 +120,24 @@ class LockTimeouts(OnSenkiShard):
         assert 0.9 <= waited < 2 * self.lock_timeout_s + 1.5, waited
         assert recorder.max_notification_id() is None
 
+    def test_a_read_that_gets_no_connection_in_time_gives_up_once(self) -> None:
+        # Given a pool whose every connection is taken (the pool waited its timeout already)
+        recorder = SenkiRecorder(self.datastore, tables=self.tables)
+        pool = self.datastore.pool
+        pool.timeout = 0.5
+        taken = [pool.getconn() for _ in range(pool.max_size)]
+        try:
+            started = time.monotonic()
+            # Then a read fails after one pool timeout, not ten (the library's decorator
+            # would wait ten times): the API answers 503 while the client can still retry.
+            with pytest.raises(OperationalError):
+                recorder.select_events(uuid4())
+            waited = time.monotonic() - started
+        finally:
+            for conn in taken:
+                pool.putconn(conn)
+        assert 0.4 <= waited < 2.5, waited
+
 
 class LostAcks(OnSenkiShard):
     """An append whose connection is lost at the worst moment: after COMMIT, before the answer
