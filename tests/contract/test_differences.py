@@ -158,3 +158,27 @@ class Differences(OnSenkiShard):
 
 
 globals().update(each_setup(Differences))
+
+
+# Every library method SenkiRecorder overrides, and where its guarantees are held. A new
+# override fails this test until it is listed here with the cases that hold it to the
+# library's contract (or that state how it differs).
+OVERRIDES = {
+    "__init__": "lock on the sidecar table: test_senki_locks_the_sidecar_table_instead",
+    "insert_events": (
+        "ApplicationRecorder and NonInterleavingNotificationIds cases; ClosedConnections and "
+        "LostAcks (retry); test_senki_an_append_of_no_events_returns_no_positions"
+    ),
+    "select_events": "ApplicationRecorder cases; ClosedConnections (retry)",
+}
+
+
+def test_every_override_of_a_library_method_is_held_to_the_contract() -> None:
+    overridden = {
+        name
+        for name in vars(SenkiRecorder)
+        if hasattr(PostgresApplicationRecorder, name)
+        and (name == "__init__" or not name.startswith("__"))
+        and name != "_abc_impl"  # the ABC machinery's, on every subclass
+    }
+    assert overridden == set(OVERRIDES)
