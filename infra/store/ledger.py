@@ -24,6 +24,7 @@ from infra.store.mapper import PydanticMapper, Recorded
 from infra.store.names import SCHEMA, ShardTables
 from infra.store.placement import Placements
 from infra.store.recorder import IdempotencyRecord, SenkiRecorder
+from infra.store.retry import retried_read
 
 
 class ConcurrencyConflict(RuntimeError):
@@ -191,6 +192,7 @@ class Ledger:
         except IntegrityError:
             return
 
+    @retried_read
     def answer_for(self, key: str, *, shard: int = 0) -> StoredAnswer | None:
         """The first answer recorded under an idempotency key, if any."""
         target = self.shards[shard]
@@ -207,6 +209,7 @@ class Ledger:
             row["fingerprint"], response if isinstance(response, dict) else json.loads(response)
         )
 
+    @retried_read
     def head(self, *, shard: int = 0) -> LogHead:
         """The newest position of a shard and its chain link (genesis when empty)."""
         target = self.shards[shard]
@@ -220,6 +223,7 @@ class Ledger:
             return LogHead(shard, 0, genesis_hash(target.tables.chain_genesis).hex())
         return LogHead(shard, int(row["notification_id"]), bytes(row["chain_hash"]).hex())
 
+    @retried_read
     def link_at(self, position: int, *, shard: int = 0) -> str | None:
         """The stored chain link at a position (hex), or None if no event stands there."""
         target = self.shards[shard]

@@ -22,6 +22,7 @@ from eventsourcing.postgres import PostgresDatastore
 from psycopg.sql import SQL, Identifier
 
 from infra.store.names import SCHEMA
+from infra.store.retry import retried_read
 
 PLACEMENTS = "placements"
 
@@ -54,6 +55,7 @@ class Placements:
         ).format(table)
         self._highest = SQL("SELECT max(shard) FROM {0}").format(table)
 
+    @retried_read
     def shard_of(self, stream_id: UUID) -> int:
         """The shard holding a stream; shard 0 for a stream that was never placed."""
         if self.shards == 1:
@@ -69,6 +71,8 @@ class Placements:
             return 0  # not remembered: the stream may yet be created on another shard
         return self._remember(stream_id, int(row["shard"]))
 
+    # Retried like a read: a repeat of a placement that committed finds that placement.
+    @retried_read
     def place(self, stream_id: UUID, *, campaign_id: UUID | None) -> int:
         """Place a new stream: on its campaign's shard, or by its own id without a campaign."""
         if self.shards == 1:
@@ -86,6 +90,7 @@ class Placements:
         assert row is not None  # inserted now, or by whoever placed it first
         return self._remember(stream_id, int(row["shard"]))
 
+    @retried_read
     def check(self) -> None:
         """Refuse to run with fewer shards than placed streams need (shards only grow)."""
         with self.datastore.transaction(commit=False) as cursor:

@@ -9,6 +9,11 @@ What Senki changes, within the library's own extension points:
   states it holds are stale (infra/services/append_watch.py); an append of very many streams
   sends no payload, which a listener takes as "anything may have changed";
 - the whole append travels as one pipeline (see `insert_events`).
+
+Reads and appends are retried on a lost connection (infra/store/retry.py says which errors
+are, and why the others are not); `SenkiRecorder.insert_events` says why an append may be.
+tests/contract/ runs the library's own recorder test cases against this class and lists every
+deliberate difference from the library.
 """
 
 from __future__ import annotations
@@ -19,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 from uuid import UUID
 
-from eventsourcing.persistence import StoredEvent
+from eventsourcing.persistence import IntegrityError, StoredEvent
 from eventsourcing.postgres import (
     PostgresApplicationRecorder,
     PostgresDatastore,
@@ -27,6 +32,7 @@ from eventsourcing.postgres import (
 from psycopg.sql import SQL, Identifier
 
 from infra.store.names import ShardTables
+from infra.store.retry import ATTEMPTS, LOST, connection_lost, pause, retried_read
 
 _MOST_STREAMS_NAMED = 100  # 100 ids of 36 characters, and commas: well under 8000 bytes
 
@@ -41,7 +47,23 @@ class IdempotencyRecord:
 
 
 class SenkiRecorder(PostgresApplicationRecorder):
-    """Application recorder for one shard's events table."""
+    """Application recorder for one shard's events table.
+
+    Reads are retried on a lost connection: `select_events` as in infra/store/retry.py, the
+    library's own `select_notifications` and `max_notification_id` by its decorator.
+
+    An append (`insert_events`) is retried on a lost connection too, inside the recorder, up
+    to 10 attempts 0.2 s apart, so a failover costs clients nothing. That is safe because an
+    append is one transaction, and a repeat of one that did commit (the ack was lost with the
+    connection) cannot append twice: its events' (stream, version) keys and its idempotency
+    key are already taken, so the repeat is refused with an IntegrityError. After a lost
+    connection the recorder then looks at what holds those keys: byte-identical events (and
+    the same idempotency record) are the first attempt's commit, and the append returns their
+    positions as if the ack had arrived; any other holder is a real conflict and raises as
+    usual (the executor then answers from the idempotency record, or 409). A repeat of one
+    that did not commit simply appends. Not retried: a refused append (an IntegrityError from
+    anyone else's keys), a write-lock timeout and a pool timeout (retry.py says why).
+    """
 
     def __init__(self, datastore: PostgresDatastore, *, tables: ShardTables) -> None:
         super().__init__(datastore, events_table_name=tables.events)
@@ -65,9 +87,51 @@ class SenkiRecorder(PostgresApplicationRecorder):
         )
         self._insert_rows = self.insert_events_statement.as_bytes(None)
         self._selects: dict[tuple[bool, bool, bool, bool], bytes] = {}
+        self._select_appended = (
+            SQL(
+                "SELECT originator_id, originator_version, topic, state, notification_id "
+                "FROM {0}.{1} WHERE (originator_id, originator_version) IN "
+                "(SELECT * FROM unnest(%s::uuid[], %s::bigint[]))"
+            )
+            .format(schema, Identifier(tables.events))
+            .as_bytes(None)
+        )
+        self._select_same_answer = (
+            SQL(
+                "SELECT fingerprint = %s AND response = %s::jsonb AS same FROM {0}.{1} "
+                "WHERE key = %s"
+            )
+            .format(schema, Identifier(tables.idempotency))
+            .as_bytes(None)
+        )
 
     def insert_events(
         self, stored_events: Sequence[StoredEvent], **kwargs: Any
+    ) -> Sequence[int] | None:
+        """Append in one transaction; on a lost connection, again (see the class docstring)."""
+        record = kwargs.get("idempotency")
+        record = record if isinstance(record, IdempotencyRecord) else None
+        lost = 0
+        while True:
+            try:
+                return self._append_once(stored_events, record, **kwargs)
+            except IntegrityError:
+                # Only a repeat can meet its own first attempt's commit.
+                found = self._appended_before(stored_events, record) if lost else None
+                if found is None:
+                    raise
+                return found
+            except LOST as error:
+                lost += 1
+                if lost >= ATTEMPTS or not connection_lost(error):
+                    raise
+                pause()
+
+    def _append_once(
+        self,
+        stored_events: Sequence[StoredEvent],
+        record: IdempotencyRecord | None,
+        **kwargs: Any,
     ) -> Sequence[int] | None:
         """The idempotency record, the write lock, the NOTIFY, the events and the COMMIT, sent
         as one pipeline: one round trip, so the shard's write lock is held only while the
@@ -77,11 +141,10 @@ class SenkiRecorder(PostgresApplicationRecorder):
         A refused idempotency key or version still raises the IntegrityError it is: in a
         pipeline, the first failing statement's error is raised and the rest are skipped.
         """
-        record = kwargs.get("idempotency")
         with self.datastore.get_connection() as conn:
             inserted = conn.cursor()
             with conn.pipeline(), conn.transaction(), conn.cursor() as curs:
-                if isinstance(record, IdempotencyRecord):
+                if record is not None:
                     curs.execute(
                         self._insert_idempotency,
                         (record.key, record.fingerprint, json.dumps(record.response)),
@@ -95,6 +158,35 @@ class SenkiRecorder(PostgresApplicationRecorder):
                 return []
             return self._fetch_ids_after_insert_events(inserted, stored_events, **kwargs)
 
+    @retried_read
+    def _appended_before(
+        self, stored_events: Sequence[StoredEvent], record: IdempotencyRecord | None
+    ) -> list[int] | None:
+        """The positions of these very events (and this idempotency record) if an earlier
+        attempt committed them, else None: someone else holds the keys."""
+        with self.datastore.get_connection() as conn, conn.cursor() as curs:
+            if record is not None:
+                response = json.dumps(record.response)
+                curs.execute(self._select_same_answer, (record.fingerprint, response, record.key))
+                answer = curs.fetchone()
+                if answer is None or not answer["same"]:
+                    return None
+            if not stored_events:
+                return [] if record is not None else None
+            keys = (
+                [e.originator_id for e in stored_events],
+                [e.originator_version for e in stored_events],
+            )
+            curs.execute(self._select_appended, keys)
+            held = {(row["originator_id"], row["originator_version"]): row for row in curs}
+        positions = []
+        for event in stored_events:
+            row = held.get((_uuid(event.originator_id), event.originator_version))
+            if row is None or row["topic"] != event.topic or bytes(row["state"]) != event.state:
+                return None
+            positions.append(int(row["notification_id"]))
+        return positions
+
     def _rows(self, stored_events: Sequence[StoredEvent]) -> list[Any]:
         return [
             self.construct_pg_stored_event(
@@ -103,6 +195,7 @@ class SenkiRecorder(PostgresApplicationRecorder):
             for event in stored_events
         ]
 
+    @retried_read
     def select_events(
         self,
         originator_id: UUID | str,
@@ -112,7 +205,8 @@ class SenkiRecorder(PostgresApplicationRecorder):
         desc: bool = False,
         limit: int | None = None,
     ) -> Sequence[StoredEvent]:
-        """The library's select, with its statement rendered once per shape, not per call."""
+        """The library's select (and its retry), with its statement rendered once per shape,
+        not per call."""
         bounds = [b for b in (gt, lte, limit) if b is not None]
         query = self._select_for(gt is not None, lte is not None, desc, limit is not None)
         with self.datastore.get_connection() as conn, conn.cursor() as curs:
@@ -150,3 +244,7 @@ def _payload(stored_events: Sequence[StoredEvent]) -> str:
     there are too many for a NOTIFY payload (8000 bytes)."""
     streams = sorted({str(event.originator_id) for event in stored_events})
     return "" if len(streams) > _MOST_STREAMS_NAMED else ",".join(streams)
+
+
+def _uuid(value: UUID | str) -> UUID:
+    return value if isinstance(value, UUID) else UUID(value)
