@@ -26,10 +26,11 @@ from infra.projector import admin
 from infra.projector.reads import ReadModels
 from infra.projector.runner import Projector, ProjectorOptions
 from infra.store.ledger import Ledger, open_ledger
+from infra.store.migrate import migrate, schema_version
 from projections.base import Change, Projection, Recorded, Rows
 from projections.catalog import PROJECTIONS
 from projections.character_sheets import SHEETS, CharacterSheetsV1
-from tests.support.databases import shard_count
+from tests.support.databases import APP_ROLE, shard_count
 from tests.support.processes import run_cli
 from tests.support.readside import reference, snapshot, tracked
 from tests.support.story import LoggedTable, campaign_story, write
@@ -189,3 +190,22 @@ def test_after_a_fix_retry_applies_the_parked_events_in_order_and_empties_the_pa
     write(ledger, table.log[written:], versions)
     project(app_url, ledger, models)
     assert snapshot(app_url, CharacterSheetsV1()) == reference(ledger, CharacterSheetsV1())
+
+
+def test_schema_5_adds_the_park_to_a_schema_4_database_when_migrated_again(
+    app_url: str, owner_url: str
+) -> None:
+    with psycopg.connect(owner_url, autocommit=True) as conn:  # a database of the last release
+        conn.execute("DROP TABLE senki_read.parked")
+        conn.execute("DELETE FROM senki.schema_migrations WHERE version = 5")
+        conn.execute("INSERT INTO senki.schema_migrations VALUES (4) ON CONFLICT DO NOTHING")
+    assert schema_version(app_url) == 4
+
+    assert migrate(owner_url, app_role=APP_ROLE, shards=shard_count()) == 5
+
+    assert schema_version(app_url) == 5
+    with psycopg.connect(app_url, autocommit=True) as conn:  # the service role may park
+        conn.execute(
+            "INSERT INTO senki_read.parked (projection, generation, shard, position, stream_id, "
+            "reason) VALUES ('x', 1, 0, 1, gen_random_uuid(), 'test')"
+        )
