@@ -11,23 +11,28 @@ a generation with nothing parked.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import logging
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, LiteralString
-from uuid import UUID
 
 import psycopg
 from psycopg import Connection, sql
 
+from domain.events import DomainEvent
 from infra.projector.log import Entry
 from infra.projector.registry import Target
+from infra.projector.rows import BatchRows, RowCache
 from infra.projector.tables import read_table
 from infra.store.ledger import Ledger
 from infra.store.names import SCHEMA, ShardTables
+from projections.base import Projection
 
 Conn = Connection[tuple[Any, ...]]
 REASON_CHARS = 500  # an error message can be long (a statement's parameters): the start says it
 # (entry, the parked position it waits behind or None if it failed itself, the reason)
 Parking = tuple[Entry, int | None, str]
+BEHIND = "behind a parked event of its stream"
+log = logging.getLogger("senki.projector")
 
 
 def poisonous(error: BaseException) -> bool:
@@ -58,6 +63,43 @@ def load(conn: Conn, targets: Sequence[Target]) -> None:
         if found is not None:
             found.parked.setdefault(int(shard), {})[stream] = int(first)
             found.retry = found.retry or bool(retry)
+
+
+def one_by_one(
+    conn: Conn,
+    target: Target,
+    shard: int,
+    events: Sequence[Entry],
+    wants: Callable[[Projection, type[DomainEvent]], bool],
+) -> None:
+    """Apply `events` to one target one at a time, each in a savepoint; park what fails, and
+    every later event of its stream behind it. Reads go through a cache of this call's own,
+    which PostgreSQL fills: it holds the writes of the savepoints before."""
+    held, cache, parked = target.parked.setdefault(shard, {}), RowCache(), list[Parking]()
+    projection = target.projection
+    for entry in events:
+        if not wants(projection, entry.event_class):
+            continue
+        if entry.stream_id in held:
+            parked.append((entry, held[entry.stream_id], BEHIND))
+            continue
+        rows = BatchRows(conn, projection, target.generation, cache)
+        try:
+            with conn.transaction():
+                rows.apply(projection.handle(entry, rows))
+                rows.flush()
+        except Exception as error:
+            if not poisonous(error):
+                raise
+            held[entry.stream_id] = entry.position
+            parked.append((entry, None, reason_of(error)))
+            log.error(
+                "projection %s parked the event at %d:%d (stream %s): %s",
+                target.label, shard, entry.position, entry.stream_id, reason_of(error),
+            )  # fmt: skip
+        else:
+            rows.committed()
+    insert(conn, target, shard, parked)
 
 
 def insert(conn: Conn, target: Target, shard: int, parked: Iterable[Parking]) -> None:
@@ -132,9 +174,3 @@ _INSERT = _q(
 _TAKE = _q(
     "DELETE FROM {K} WHERE projection = %s AND generation = %s AND shard = %s RETURNING position"
 )
-
-
-def held(target: Target, shard: int) -> dict[UUID, int]:
-    """The target's parked streams on `shard` (stream → first parked position), kept up to
-    date as this projector parks more."""
-    return target.parked.setdefault(shard, {})

@@ -359,46 +359,11 @@ class Projector:
                     if not park.poisonous(error):
                         raise
                     self._caches.pop(target.label, None)
-                    self._one_by_one(conn, target, shard, window.events)
+                    park.one_by_one(conn, target, shard, window.events, self._wants)
                 else:
                     written.append(rows)
             switched = self._advance(conn, shard, group, window, targets)
         return self._settle(conn, shard, group, window, written=written, switched=switched)
-
-    def _one_by_one(
-        self,
-        conn: psycopg.Connection[tuple[Any, ...]],
-        target: Target,
-        shard: int,
-        events: Sequence[Entry],
-    ) -> None:
-        """Apply `events` to one target one at a time, each in a savepoint; park what fails,
-        and every later event of its stream behind it."""
-        held, cache, parked = park.held(target, shard), RowCache(), list[Parking]()
-        projection = target.projection
-        for entry in events:
-            if not self._wants(projection, entry.event_class):
-                continue
-            if entry.stream_id in held:
-                parked.append((entry, held[entry.stream_id], "behind a parked event"))
-                continue
-            rows = BatchRows(conn, projection, target.generation, cache)
-            try:
-                with conn.transaction():
-                    rows.apply(projection.handle(entry, rows))
-                    rows.flush()
-            except Exception as error:
-                if not park.poisonous(error):
-                    raise
-                held[entry.stream_id] = entry.position
-                parked.append((entry, None, park.reason_of(error)))
-                log.error(
-                    "projection %s parked the event at %d:%d (stream %s): %s",
-                    target.label, shard, entry.position, entry.stream_id, park.reason_of(error),
-                )  # fmt: skip
-            else:
-                rows.committed()
-        park.insert(conn, target, shard, parked)
 
     def _retry(self, conn: psycopg.Connection[tuple[Any, ...]], target: Target) -> None:
         """`senki projections retry`: apply the target's parked events again, in position
@@ -408,7 +373,7 @@ class Projector:
             for shard in range(len(self.ledger.shards)):
                 events = park.take(conn, self.ledger, target, shard)
                 target.parked[shard] = {}
-                self._one_by_one(conn, target, shard, events)
+                park.one_by_one(conn, target, shard, events, self._wants)
             park.retried(conn, target)
         target.retry = False
         left = sum(len(streams) for streams in target.parked.values())
@@ -545,7 +510,7 @@ class Projector:
             if not self._wants(projection, entry.event_class):
                 continue
             if entry.stream_id in held:
-                parked.append((entry, held[entry.stream_id], "behind a parked event"))
+                parked.append((entry, held[entry.stream_id], park.BEHIND))
             else:
                 rows.apply(projection.handle(entry, rows))
         return parked
