@@ -10,8 +10,11 @@ parked events in order and empties the park. Figures: poison events injected, mo
 
 from __future__ import annotations
 
+import signal
+import subprocess
 import threading
 from collections.abc import Iterator, Sequence
+from pathlib import Path
 from typing import Any
 from uuid import UUID
 
@@ -31,7 +34,7 @@ from projections.base import Change, Projection, Recorded, Rows
 from projections.catalog import PROJECTIONS
 from projections.character_sheets import SHEETS, CharacterSheetsV1
 from tests.support.databases import APP_ROLE, shard_count
-from tests.support.processes import run_cli
+from tests.support.processes import run_cli, spawn_projector, wait_for
 from tests.support.readside import reference, snapshot, tracked
 from tests.support.story import LoggedTable, campaign_story, write
 from tests.unit.campaign.table import AT, GM, stats
@@ -74,6 +77,12 @@ def project(url: str, ledger: Ledger, projections: Sequence[Projection] = PROJEC
     stop.set()
     worker.join(30)
     assert not worker.is_alive(), "the projector halted: it never caught up"
+
+
+def stop(process: subprocess.Popen[bytes]) -> None:
+    if process.poll() is None:
+        process.send_signal(signal.SIGTERM)
+        process.wait(30)
 
 
 def parked_rows(url: str) -> list[dict[str, Any]]:
@@ -209,3 +218,29 @@ def test_schema_5_adds_the_park_to_a_schema_4_database_when_migrated_again(
             "INSERT INTO senki_read.parked (projection, generation, shard, position, stream_id, "
             "reason) VALUES ('x', 1, 0, 1, gen_random_uuid(), 'test')"
         )
+
+
+def test_with_lanes_the_poisoned_model_parks_in_its_own_process_and_retry_reaches_it(
+    app_url: str, owner_url: str, ledger: Ledger, tmp_path: Path
+) -> None:
+    table = campaign_story()
+    poisoned = overflowing_pilot(table)
+    campaign_story(table)
+    write(ledger, table.log)
+    first, _ = position_of(table, poisoned)
+    running = spawn_projector(app_url, owner_url, "poison", tmp_path, batch_size=7, lanes=2)
+    try:
+        head = ledger.head().position
+        wait_for(
+            lambda: all(tracked(app_url, p.name) == head for p in PROJECTIONS),
+            timeout=HALT_S,
+            alive=[running],
+        )
+        assert [r["position"] for r in parked_rows(app_url)] == [first, first + 1]
+
+        # A running projector (here its lane) takes the retry; without a fix it parks again.
+        retried = run_cli(app_url, owner_url, "projections", "retry")
+        assert retried.returncode == 1, retried.stdout + retried.stderr
+        assert "retried 2 parked event(s); still parked: 2" in retried.stdout
+    finally:
+        stop(running)
