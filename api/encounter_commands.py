@@ -8,7 +8,16 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal, get_args
 
-from pydantic import BaseModel, Discriminator, Field, JsonValue, Tag, ValidationError
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Discriminator,
+    Field,
+    JsonValue,
+    Tag,
+    ValidationError,
+)
 
 from api.command_base import DICE_FIELDS
 from api.command_base import ActingBody as _Acting
@@ -16,9 +25,29 @@ from api.command_base import CommandBody as _Body
 from api.command_base import example as _example
 from api.encounter_commands_ak import AkCommand
 from api.encounter_commands_wz import WzCommand
-from domain.rules.glorious_drive.position import Position
+from domain.campaign.bounds import (
+    Coordinate,
+    Figure,
+    Percent,
+    Turns,
+    check_json_numbers,
+)
 from domain.rules.glorious_drive.sheet import CheckStat
 from domain.rules.glorious_drive.situation import SituationGrade
+
+
+class SquareBody(BaseModel):
+    """A square (GD-SQ-1) as a client sends it: x, y on the map, z the height, each bounded;
+    the domain reads it as its `Position`."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    x: Coordinate
+    y: Coordinate
+    z: Coordinate = 0
+
+
+SheetJson = Annotated[dict[str, JsonValue], AfterValidator(check_json_numbers)]
 
 
 class JoinCombatantBody(_Body):
@@ -38,7 +67,7 @@ class JoinCombatantBody(_Body):
     name: str = Field(min_length=1)
     side: str = Field(min_length=1)
     controller: str = Field(min_length=1, description="A member id, or 'gm'.")
-    sheet: dict[str, JsonValue]
+    sheet: SheetJson
     hidden: bool = False
 
 
@@ -85,7 +114,7 @@ class MoveBody(_Acting):
         command="Move", combatant_id="ace", path=[{"x": 2, "y": 1}, {"x": 3, "y": 1}]
     )
     command: Literal["Move"]
-    path: list[Position] = Field(min_length=1)
+    path: list[SquareBody] = Field(min_length=1, max_length=1_000)
 
 
 class DeclareAttackBody(_Acting):
@@ -94,7 +123,7 @@ class DeclareAttackBody(_Acting):
     model_config = _example(command="DeclareAttack", combatant_id="ace", target="grunt-1")
     command: Literal["DeclareAttack"]
     target: str | None = None
-    point: Position | None = None
+    point: SquareBody | None = None
 
 
 class ReloadBody(_Acting):
@@ -172,7 +201,7 @@ class TakeOtherActionBody(_Acting):
     command: Literal["TakeOtherAction"]
     action: str | None = None
     check_stat: CheckStat | None = None
-    difficulty: int | None = None
+    difficulty: Figure | None = None
 
 
 class AttackUnarmedBody(_Acting):
@@ -192,7 +221,7 @@ class ThrowItemBody(_Acting):
     command: Literal["ThrowItem"]
     target: str | None = None
     item: str | None = None
-    item_attack: int | None = Field(default=None, ge=0)
+    item_attack: Figure | None = Field(default=None, ge=0)
 
 
 class UseMovementSkillBody(_Acting):
@@ -206,7 +235,7 @@ class UseMovementSkillBody(_Acting):
     )
     command: Literal["UseMovementSkill"]
     skill: str = Field(min_length=1)
-    destination: Position
+    destination: SquareBody
     note: str = ""
 
 
@@ -271,7 +300,7 @@ class GrantSituationModifierBody(_Body):
     )
     command: Literal["GrantSituationModifier"]
     defender: str = Field(min_length=1)
-    percent: int
+    percent: Percent
     grade: SituationGrade | None = None
     reason: str = Field(min_length=1)
 
@@ -285,8 +314,8 @@ class InflictStatusBody(_Body):
     command: Literal["InflictStatus"]
     target: str = Field(min_length=1)
     status: str = Field(min_length=1)
-    effect_value: int = Field(ge=1)
-    resist_difficulty: int | None = None
+    effect_value: Turns
+    resist_difficulty: Figure | None = None
 
 
 class EndCombatBody(_Body):

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from api.command_base import CommandBody, example
-from domain.rules.armor_knights.sheet import Band, Cell
+from domain.campaign.bounds import SQUARES, Figure, Penalty, Turns
+from domain.rules.armor_knights.sheet import Band
 from domain.rules.armor_knights.state import Lasts, Mode, MStep
 
 
@@ -35,6 +36,15 @@ class AkDeclareAttackBody(_Unit):
     aim: bool = False
 
 
+class AkCellBody(BaseModel):
+    """A cell of the field (AK-DST-1) as a client sends it; the domain reads it as a `Cell`."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    x: Annotated[int, Field(ge=0, le=SQUARES)]
+    y: Annotated[int, Field(ge=0, le=SQUARES)]
+
+
 class AkStartMoveBody(_Unit):
     """AK-MOV-1/2/3: a move along M steps or F steps (cells, in order), or a fixed move."""
 
@@ -42,8 +52,8 @@ class AkStartMoveBody(_Unit):
         command="StartMove", unit_id="red", f_steps=[{"x": 1, "y": 0}, {"x": 2, "y": 0}]
     )
     command: Literal["StartMove"]
-    m_steps: list[MStep] = Field(default_factory=list)
-    f_steps: list[Cell] = Field(default_factory=list)
+    m_steps: list[MStep] = Field(default_factory=list, max_length=1_000)
+    f_steps: list[AkCellBody] = Field(default_factory=list, max_length=1_000)
     fixed: str | None = None
     entry_band: Band | None = None
 
@@ -53,7 +63,7 @@ class AkAdvanceMoveBody(_Unit):
 
     model_config = example(command="AdvanceMove", unit_id="red", steps=2)
     command: Literal["AdvanceMove"]
-    steps: int = Field(default=1, ge=1)
+    steps: Turns = 1
 
 
 class AkEvadeBody(_Unit):
@@ -113,7 +123,7 @@ class AkApplyArmorEffectBody(CommandBody):
     command: Literal["ApplyArmorEffect"]
     target: str = Field(min_length=1)
     armor: str = Field(min_length=1)
-    amount: int
+    amount: Figure
     mode: Mode
     lasts: Lasts = "turn"
     reason: str = Field(min_length=1)
@@ -127,7 +137,7 @@ class AkImposeMoveLimitBody(CommandBody):
     )
     command: Literal["ImposeMoveLimit"]
     target: str = Field(min_length=1)
-    penalty: int = Field(default=0, ge=0)
+    penalty: Penalty = 0
     cannot_move: bool = False
     reason: str = Field(min_length=1)
 

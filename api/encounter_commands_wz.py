@@ -10,6 +10,7 @@ from typing import Annotated, Literal
 from pydantic import Field
 
 from api.command_base import ActingBody, CommandBody, example
+from domain.campaign.bounds import Figure, Initiative, Penalty
 from domain.rules.wizardry_round.events import Fallback
 from domain.rules.wizardry_round.state import Form
 
@@ -49,7 +50,7 @@ class WzNameIdentificationBody(CommandBody):
     model_config = example(command="NameIdentification", target="ogre", difficulty=12, skill="lore")
     command: Literal["NameIdentification"]
     target: str = Field(min_length=1)
-    difficulty: int
+    difficulty: Figure
     skill: str = Field(min_length=1)
 
 
@@ -79,7 +80,7 @@ class WzDeclareBody(ActingBody):
     full: str | None = None
     free: list[str] = Field(default_factory=list)
     two_handed_attack: bool = False
-    ini: int
+    ini: Initiative
 
 
 class WzDeclareFormationBody(ActingBody):
@@ -90,7 +91,7 @@ class WzDeclareFormationBody(ActingBody):
     )
     command: Literal["DeclareFormation"]
     formation: str = Field(min_length=1)
-    cost: int = Field(ge=0)
+    cost: Penalty
 
 
 class WzRollInitiativeBody(CommandBody):

@@ -27,6 +27,14 @@ class ProjectionPositionView:
     shard: int
     position: int
     head: int
+    parked: int = 0  # events parked for this generation on this shard (infra/projector/park.py)
+    parked_at: int | None = None  # the first of them: where the model is degraded
+    reason: str | None = None  # why that first one failed
+
+    @property
+    def degraded(self) -> bool:
+        """True while an event this generation could not take is parked."""
+        return self.parked > 0
 
     @property
     def lag(self) -> int:

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field
 
+from domain.campaign.bounds import Cost, ItemStats, StatValue, Uses
 from domain.campaign.model import Item, Skill
 
 SlotKind = Literal["weapon", "armour", "skill", "accessory", "general"]
@@ -36,8 +37,29 @@ CORE_STATS: dict[str, int] = dict.fromkeys(PILOT_STATS, 0) | {
 }
 STATS_DOC = (
     "GD-STAT: every key of phys_atk, phys_def, perc_atk, perc_def, evasion, melee_hit, "
-    "ranged_hit, move, hp (max HP), reaction, piloting, resistance, capacity."
+    "ranged_hit, move, hp (max HP), reaction, piloting, resistance, capacity; each value "
+    "-9,999 to 9,999 (domain/campaign/bounds.py)."
 )
+# A sheet's base stats as a client sends them: each value bounded (GD-STAT), keys checked by
+# the domain command (every key, no other).
+BaseStatsBody = Annotated[dict[str, StatValue], Field(max_length=32, description=STATS_DOC)]
+
+
+class ItemPublic(BaseModel):
+    """A piece of equipment as recorded: its slot, its cost (GD-COST-1), its stats."""
+
+    name: str
+    slot: SlotKind
+    cost: int
+    stats: dict[str, int]
+
+
+class SkillPublic(BaseModel):
+    """A skill as recorded: its cost while used (GD-COST-3), and its uses per scenario."""
+
+    name: str
+    cost: int
+    uses: int
 
 
 class ItemBody(BaseModel):
@@ -45,8 +67,8 @@ class ItemBody(BaseModel):
 
     name: str = Field(min_length=1, max_length=200, examples=["ビームライフル"])
     slot: SlotKind = Field(examples=["weapon"])
-    cost: int = Field(ge=0, examples=[20])
-    stats: dict[str, int] = Field(default_factory=dict, examples=[{"ranged_hit": 5}])
+    cost: Cost = Field(examples=[20])
+    stats: ItemStats = Field(default_factory=dict, examples=[{"ranged_hit": 5}])
 
     def domain(self) -> Item:
         return Item.model_validate(self.model_dump())
@@ -56,8 +78,8 @@ class SkillBody(BaseModel):
     """A skill: its cost counts only while it is used (GD-COST-3), and its uses per scenario."""
 
     name: str = Field(min_length=1, max_length=200, examples=["緊急回避"])
-    cost: int = Field(ge=0, examples=[10])
-    uses: int = Field(ge=0, examples=[1])
+    cost: Cost = Field(examples=[10])
+    uses: Uses = Field(examples=[1])
 
     def domain(self) -> Skill:
         return Skill.model_validate(self.model_dump())
@@ -84,8 +106,8 @@ class CharacterPublic(BaseModel):
     name: str
     level: int
     base_stats: dict[str, int]
-    items: list[ItemBody]
-    skills: list[SkillBody]
+    items: list[ItemPublic]
+    skills: list[SkillPublic]
     max_hp: int = Field(description="GD-COST-1: max HP after equipment cost.")
     current_hp: int
     carried_ratio: RatioPublic = Field(description="GD-HPS-3: brought into the next scenario.")
@@ -101,6 +123,6 @@ class UnitPublic(BaseModel):
     name: str
     kind: Literal["assault_core", "carrier"]
     base_stats: dict[str, int]
-    items: list[ItemBody]
+    items: list[ItemPublic]
     max_hp: int
     current_hp: int

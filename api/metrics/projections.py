@@ -120,8 +120,22 @@ def _gauges(reading: Reading) -> Iterator[GaugeMetricFamily]:
         "Events of the shard not yet projected into the generation (head - position).",
         labels=GENERATION,
     )
+    parked = GaugeMetricFamily(
+        "senki_projection_parked_events",
+        "Events a generation of a read model could not take, parked for it on the shard "
+        "(their streams wait there; `senki projections retry` after a fix).",
+        labels=GENERATION,
+    )
+    degraded = GaugeMetricFamily(
+        "senki_projection_degraded_position",
+        "The first parked position of a degraded generation on the shard (only while degraded).",
+        labels=GENERATION,
+    )
     for p in reading.positions:
         labels = [p.projection, str(p.generation), p.role, str(p.shard)]
         position.add_metric(labels, p.position)
         lag.add_metric(labels, p.lag)
-    yield from (heads, position, lag)
+        parked.add_metric(labels, p.parked)
+        if p.parked_at is not None:
+            degraded.add_metric(labels, p.parked_at)
+    yield from (heads, position, lag, parked, degraded)

@@ -11,9 +11,16 @@ from pydantic import BaseModel, Field
 from api.deps import RuntimeDep
 from api.resources import not_modified, require_reader, require_writer
 from api.security import WRITERS, PrincipalDep, require
-from api.sheet_schemas import PILOT_STATS, STATS_DOC, CharacterPublic, ItemBody, SkillBody
+from api.sheet_schemas import (
+    PILOT_STATS,
+    BaseStatsBody,
+    CharacterPublic,
+    ItemBody,
+    SkillBody,
+)
 from api.writes import etag, guard, idempotency_key, if_match
 from domain.campaign import character_commands as ch
+from domain.campaign.bounds import Level
 from infra.services.characters import describe
 from infra.services.executor import Idempotency, Write
 
@@ -32,15 +39,13 @@ class CharacterCreate(BaseModel):
         examples=["aoi"],
     )
     name: str = Field(min_length=1, max_length=200, examples=["蒼井ソラ"])
-    level: int = Field(default=1, ge=1, examples=[1])
-    base_stats: dict[str, int] = Field(description=STATS_DOC, examples=[PILOT_STATS])
+    level: Level = Field(default=1, examples=[1])
+    base_stats: BaseStatsBody = Field(examples=[PILOT_STATS])
 
 
 class CharacterAdvance(BaseModel):
-    level: int = Field(ge=1, examples=[2])
-    base_stats: dict[str, int] = Field(
-        description=STATS_DOC, examples=[PILOT_STATS | {"evasion": 14, "hp": 90}]
-    )
+    level: Level = Field(examples=[2])
+    base_stats: BaseStatsBody = Field(examples=[PILOT_STATS | {"evasion": 14, "hp": 90}])
 
 
 def public(answer: dict[str, Any], response: Response) -> CharacterPublic:

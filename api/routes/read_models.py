@@ -23,11 +23,19 @@ class ReadModelPage(BaseModel):
     reflects: dict[str, int] = Field(
         description="Shard → the last log position these rows include (eventually consistent)."
     )
+    parked: dict[str, int] = Field(
+        default_factory=dict,
+        description="Shard → the first position of an event this read model could not take "
+        "and parked (the model is degraded: a stream's rows may stop before it until an "
+        "operator's fix and `senki projections retry`). Empty when healthy.",
+    )
 
 
 def _page(found: Reflected) -> ReadModelPage:
     return ReadModelPage(
-        rows=[dict(r) for r in found.rows], reflects={str(k): v for k, v in found.positions.items()}
+        rows=[dict(r) for r in found.rows],
+        reflects={str(k): v for k, v in found.positions.items()},
+        parked={str(k): v for k, v in found.parked.items()},
     )
 
 

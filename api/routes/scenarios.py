@@ -14,6 +14,7 @@ from api.security import GM_ONLY, PrincipalDep, require
 from api.sheet_schemas import Injury, RatioPublic
 from api.writes import etag, guard, idempotency_key, if_match
 from domain.campaign import scenario_commands as sc
+from domain.campaign.bounds import HpFigure
 from infra.services.executor import Idempotency
 from infra.services.scenarios import describe
 
@@ -47,7 +48,7 @@ class ParticipantEndBody(BaseModel):
     """How a participant ended: HP of the unit last fought in, and the pilot's injury."""
 
     character_id: UUID
-    end_hp: int = Field(examples=[100])
+    end_hp: HpFigure = Field(examples=[100])
     ended_on_foot: bool = Field(
         default=False, description="The pilot left the unit and fought on foot last (GD-HPS-3)."
     )
@@ -72,7 +73,9 @@ class CloseBody(BaseModel):
         }
     )
 
-    results: list[ParticipantEndBody] = Field(description="Exactly one per participant.")
+    results: list[ParticipantEndBody] = Field(
+        max_length=100, description="Exactly one per participant."
+    )
 
 
 class Participant(BaseModel):

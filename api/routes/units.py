@@ -11,7 +11,7 @@ from pydantic import BaseModel, Field
 from api.deps import RuntimeDep
 from api.resources import not_modified, require_reader, require_writer
 from api.security import WRITERS, PrincipalDep, require
-from api.sheet_schemas import CORE_STATS, STATS_DOC, ItemBody, UnitPublic
+from api.sheet_schemas import CORE_STATS, STATS_DOC, BaseStatsBody, ItemBody, UnitPublic
 from api.writes import etag, guard, idempotency_key, if_match
 from domain.aggregate import NotFound
 from domain.campaign import unit_commands as uc
@@ -31,7 +31,7 @@ class UnitCreate(BaseModel):
     )
     name: str = Field(min_length=1, max_length=200, examples=["紅"])
     kind: Literal["assault_core", "carrier"] = "assault_core"
-    base_stats: dict[str, int] = Field(
+    base_stats: BaseStatsBody = Field(
         description=STATS_DOC + " Before the pilot's piloting boost (GD-STAT-2).",
         examples=[CORE_STATS],
     )

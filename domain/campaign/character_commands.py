@@ -12,6 +12,7 @@ from uuid import UUID
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from domain.campaign.bounds import ITEMS, SKILLS, Level, NewItem, NewSkill, SheetStats, check_room
 from domain.campaign.campaign import Campaign
 from domain.campaign.character import (
     Character,
@@ -27,7 +28,7 @@ from domain.campaign.character import (
 )
 from domain.campaign.derived import character_max_hp, hp_after_max_change
 from domain.campaign.errors import NotPermitted, UnknownMember, WrongState
-from domain.campaign.model import BaseStats, Item, SheetHp, Skill, Stats
+from domain.campaign.model import Item, SheetHp, Skill, Stats
 from domain.campaign.scenario import ParticipantOutcome
 from domain.events import DomainEvent
 from domain.rules.errors import RuleViolation
@@ -42,19 +43,19 @@ class _Command(BaseModel):
 class RegisterCharacter(_Command):
     owner: str = Field(min_length=1, description="The member who plays the character.")
     name: str = Field(min_length=1)
-    level: int = Field(ge=1)
-    base_stats: BaseStats
+    level: Level
+    base_stats: SheetStats
 
 
 class AdvanceCharacter(_Command):
     """GD-STAT-1: stats grow with level; the sheet records the new level and base stats."""
 
-    level: int = Field(ge=1)
-    base_stats: BaseStats
+    level: Level
+    base_stats: SheetStats
 
 
 class EquipItem(_Command):
-    item: Item
+    item: NewItem
 
 
 class UnequipItem(_Command):
@@ -62,7 +63,7 @@ class UnequipItem(_Command):
 
 
 class LearnSkill(_Command):
-    skill: Skill
+    skill: NewSkill
 
 
 class ForgetSkill(_Command):
@@ -120,6 +121,7 @@ def equip(state: Character, command: EquipItem, *, at: datetime, by: str) -> lis
     """Equip an item; GD-COST-1 recomputes max HP and GD-COST-2 clamps current HP."""
     if _registered(state).item(command.item.name) is not None:
         raise WrongState(f"{command.item.name!r} is equipped already; give the item another name")
+    check_room(len(state.items), ITEMS, "items")
     hp = _recomputed(state, state.base_stats, (*state.items, command.item))
     return [ItemEquipped(item=command.item, hp=hp, at=at, by=by)]
 
@@ -139,6 +141,7 @@ def learn_skill(
     """Skills cost nothing until used (GD-COST-3), so learning one leaves max HP alone."""
     if _registered(state).skill(command.skill.name) is not None:
         raise WrongState(f"{command.skill.name!r} is learned already")
+    check_room(len(state.skills), SKILLS, "skills")
     return [SkillLearned(skill=command.skill, at=at, by=by)]
 
 

@@ -13,6 +13,7 @@ from uuid import UUID
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from domain.campaign.bounds import HpFigure
 from domain.campaign.campaign import Campaign
 from domain.campaign.character import Character
 from domain.campaign.derived import entering, ratio_of, unit_max_hp
@@ -54,7 +55,7 @@ class ParticipantEnd(_Command):
     """How a participant ended: HP of the unit last fought in, and the pilot's injury."""
 
     character_id: UUID
-    end_hp: int
+    end_hp: HpFigure
     ended_on_foot: bool = False  # the pilot left the deployed unit and fought on foot last
     injury: Injury = "none"
 

@@ -11,10 +11,11 @@ from uuid import UUID
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from domain.campaign.bounds import ITEMS, NewItem, SheetStats, check_room
 from domain.campaign.character import Character
 from domain.campaign.derived import character_stats, unit_max_hp
 from domain.campaign.errors import WrongState
-from domain.campaign.model import BaseStats, Item
+from domain.campaign.model import Item
 from domain.campaign.scenario import ParticipantOutcome
 from domain.campaign.unit import (
     Unit,
@@ -37,11 +38,11 @@ class _Command(BaseModel):
 class RegisterUnit(_Command):
     name: str = Field(min_length=1)
     kind: UnitKind
-    base_stats: BaseStats
+    base_stats: SheetStats
 
 
 class EquipUnitItem(_Command):
-    item: Item
+    item: NewItem
 
 
 class UnequipUnitItem(_Command):
@@ -106,6 +107,7 @@ def equip_unit(
 ) -> list[DomainEvent]:
     if any(i.name == command.item.name for i in state.items):
         raise WrongState(f"{command.item.name!r} is equipped already; give the item another name")
+    check_room(len(state.items), ITEMS, "items")
     max_hp, hp = _hp(state, pilot, (*state.items, command.item), options)
     return [UnitItemEquipped(item=command.item, max_hp=max_hp, current_hp=hp, at=at, by=by)]
 

@@ -10,7 +10,7 @@ from psycopg import sql
 from psycopg.rows import dict_row
 
 from api.ports import ProjectionPositionView
-from infra.projector import registry
+from infra.projector import park, registry
 from infra.projector.runner import PROJECTOR_LOCK, WAKE_CHANNEL
 from infra.projector.tables import read_table
 from infra.store.ledger import Ledger
@@ -25,9 +25,14 @@ def status(
     versions = {p.name: p.version for p in projections}
     query = sql.SQL(
         "SELECT p.name, p.live_generation, p.live_version, p.building_generation, t.generation, "
-        "t.shard, t.position FROM {} p JOIN {} t ON t.projection = p.name "
+        "t.shard, t.position, k.parked, k.parked_at, k.reason FROM {} p "
+        "JOIN {} t ON t.projection = p.name "
+        "LEFT JOIN LATERAL (SELECT count(*) AS parked, min(position) AS parked_at, "
+        "(array_agg(reason ORDER BY position) FILTER (WHERE behind IS NULL))[1] AS reason "
+        "FROM {} k WHERE k.projection = p.name AND k.generation = t.generation "
+        "AND k.shard = t.shard) k ON true "
         "ORDER BY p.name, t.generation, t.shard"
-    ).format(read_table("projections"), read_table("tracking"))
+    ).format(read_table("projections"), read_table("tracking"), read_table("parked"))
     with psycopg.connect(url, autocommit=True) as conn, conn.cursor(row_factory=dict_row) as cur:
         rows = cur.execute(query).fetchall()
     return [_status(row, versions, heads) for row in rows]
@@ -44,8 +49,31 @@ def _status(
         role = "live"
     shard = int(row["shard"])
     return ProjectionPositionView(
-        row["name"], int(row["generation"]), role, shard, int(row["position"]), heads.get(shard, 0)
+        row["name"],
+        int(row["generation"]),
+        role,
+        shard,
+        int(row["position"]),
+        heads.get(shard, 0),
+        parked=int(row["parked"] or 0),
+        parked_at=None if row["parked_at"] is None else int(row["parked_at"]),
+        reason=row["reason"],
     )
+
+
+def request_retry(url: str, names: Sequence[str] | None) -> int:
+    """Ask the projector to apply the parked events of `names` (every model: None) again;
+    returns how many parked events that concerns."""
+    with psycopg.connect(url, autocommit=True) as conn:
+        count = park.request_retry(conn, names)
+        conn.execute(sql.SQL("NOTIFY {}").format(sql.Identifier(WAKE_CHANNEL)))
+    return count
+
+
+def retries_pending(url: str, names: Sequence[str] | None) -> int:
+    """Parked events a retry was asked for and the projector has not tried yet."""
+    with psycopg.connect(url, autocommit=True) as conn:
+        return park.pending_retries(conn, names)
 
 
 def request_rebuild(url: str, projection: Projection, shards: int) -> int:

@@ -10,9 +10,10 @@ from infra.projector.runner import Projector, log
 class BackgroundProjector:
     """The projector on a daemon thread, for `senki serve` on the embedded default.
 
-    An unexpected error (a handler bug, an event newer than this build) is logged and the
-    projector starts over after a pause, so the API keeps serving what is already projected;
-    `senki projections status` shows the lag growing.
+    An event a model cannot take is parked by the projector itself (park.py); anything else
+    unexpected (an event newer than this build) is logged and the projector starts over after
+    a pause, so the API keeps serving what is already projected; `senki projections status`
+    shows the lag growing.
     """
 
     def __init__(self, projector: Projector, *, retry_s: float = 5.0) -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, LiteralString
+from uuid import UUID
 
 from psycopg import Connection, sql
 from psycopg.rows import dict_row
@@ -26,6 +27,9 @@ class Target:
     building: bool
     positions: dict[int, int] = field(default_factory=dict)  # shard → position
     at_head: set[int] = field(default_factory=set)  # shards whose last batch reached the head
+    # Streams with a parked event, per shard: stream → its first parked position (park.py)
+    parked: dict[int, dict[UUID, int]] = field(default_factory=dict)
+    retry: bool = False  # `senki projections retry` asked for the parked events again
 
     @property
     def label(self) -> str:
@@ -137,10 +141,9 @@ def retire(conn: Conn, projection: Projection, generation: int) -> None:
 
 
 def _forget(conn: Conn, name: str, generation: int) -> None:
-    conn.execute(
-        _q("DELETE FROM {T} WHERE projection = %s AND generation = %s"),
-        (name, generation),
-    )
+    """A dropped generation's tracking, and the events it had parked (park.py), go with it."""
+    for query in (_q("DELETE FROM {T} WHERE projection = %s AND generation = %s"), _FORGET_PARKED):
+        conn.execute(query, (name, generation))
 
 
 def _row(conn: Conn, name: str, *, lock: bool) -> Any:
@@ -160,4 +163,7 @@ def _q(text: LiteralString) -> sql.Composed:
     )
 
 
+_FORGET_PARKED = sql.SQL("DELETE FROM {} WHERE projection = %s AND generation = %s").format(
+    read_table("parked")
+)
 _ADVANCE = _q("SELECT {A}(%s::text[], %s::int[], %s, %s, %s, %s::text)").as_string().encode()

@@ -19,14 +19,16 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
+from uuid import UUID
 
 import psycopg
 from psycopg import sql
 
 from domain.events import DomainEvent
-from infra.projector import registry
+from infra.projector import park, registry
 from infra.projector.lanes import ChildLanes, LaneSpec, model_lock, split
 from infra.projector.log import Entry, Window, read_window
+from infra.projector.park import Parking
 from infra.projector.registry import Target
 from infra.projector.rows import PREPARED_MAX, BatchRows, RowCache
 from infra.projector.transactions import one_round_trip
@@ -229,7 +231,9 @@ class Projector:
 
     def _targets(self, conn: psycopg.Connection[tuple[Any, ...]]) -> list[Target]:
         with conn.transaction():
-            return registry.targets(conn, self._working)
+            found = registry.targets(conn, self._working)
+            park.load(conn, found)
+            return found
 
     def _pass(
         self,
@@ -242,6 +246,9 @@ class Projector:
         Returns (more: some group has more to read now, switched: a generation went live).
         """
         more = False
+        for target in targets:
+            if target.retry:
+                self._retry(conn, target)
         for shard in shards:
             groups: dict[int, list[Target]] = {}
             for target in targets:
@@ -263,10 +270,31 @@ class Projector:
                 )
                 if window.end is None and not any(t.building for t in group):
                     continue
-                if self._commit(conn, shard, group, window, targets=targets):
+                if self._batch(conn, shard, group, window, targets):
                     return True, True
                 more = more or (window.end is not None and not window.at_head)
         return more, False
+
+    def _batch(
+        self,
+        conn: psycopg.Connection[tuple[Any, ...]],
+        shard: int,
+        group: list[Target],
+        window: Window,
+        targets: list[Target],
+    ) -> bool:
+        """One batch; if an event in it fails, the batch again with that event parked."""
+        try:
+            return self._commit(conn, shard, group, window, targets=targets)
+        except Exception as error:
+            if not park.poisonous(error):
+                raise
+            log.warning(
+                "projection batch %d:(%d, %s] of %s failed (%s); isolating the event",
+                shard, group[0].positions[shard], window.end,
+                [t.label for t in group], park.reason_of(error),
+            )  # fmt: skip
+            return self._isolate(conn, shard, group, window, targets=targets)
 
     def _commit(
         self,
@@ -278,36 +306,118 @@ class Projector:
         targets: list[Target],
     ) -> bool:
         """Apply a batch to a group and move its positions, in one transaction."""
-        events, end, at_head = window.events, window.end, window.at_head
-        written: list[tuple[Target, BatchRows]] = []
-        switched: list[tuple[Target, int | None]] = []
+        events, end = window.events, window.end
+        written: list[tuple[Target, BatchRows, list[Parking]]] = []
         for target in group:  # a cache miss reads here, before anything of the batch is sent
             rows = BatchRows(conn, target.projection, target.generation, self._cache(target))
-            self._handle(target.projection, events, rows)
-            written.append((target, rows))
-        moved = {id(t): (end if end is not None else t.positions[shard]) for t in group}
-        live = sorted({t.projection.name for t in group if not t.building})
-        notice = f"{shard}:{end}:{','.join(live)}" if live else None  # readers wait for it
+            behind = self._handle(target, shard, events, rows)
+            written.append((target, rows, behind))
+        notice = _notice(shard, end, group)
+        switched: list[tuple[Target, int | None]] = []
         if (
             end is not None
             and not any(t.building for t in group)
-            and not any(rows.pending for _, rows in written)
+            and not any(rows.pending or behind for _, rows, behind in written)
         ):  # nothing to write (often, for a lane): the advance alone is one transaction
             registry.advance(conn, group, shard, end, notice)
         else:  # BEGIN, the writes, the fenced advance and COMMIT travel together
             with one_round_trip(conn):
-                for _, rows in written:
+                for target, rows, behind in written:
                     rows.flush()
-                if end is not None:
-                    registry.advance(conn, group, shard, end, notice)
-                for target in group:
-                    if target.building and self._caught_up(target, shard, at_head, moved, targets):
-                        switched.append((target, registry.switch(conn, target)))
-        for target, rows in written:
+                    park.insert(conn, target, shard, behind)
+                switched = self._advance(conn, shard, group, window, targets)
+        rows_written = [rows for _, rows, _ in written]
+        return self._settle(conn, shard, group, window, written=rows_written, switched=switched)
+
+    def _isolate(
+        self,
+        conn: psycopg.Connection[tuple[Any, ...]],
+        shard: int,
+        group: list[Target],
+        window: Window,
+        *,
+        targets: list[Target],
+    ) -> bool:
+        """The batch failed: apply it again, each target in a savepoint of its own, and a
+        target that fails again event by event, parking each event it cannot take (park.py).
+
+        Rare, so simple: a target that fails writes event by event through a cache of its
+        own (PostgreSQL answers every read, as it holds this transaction's writes), and its
+        process-wide cache is dropped, since it never saw those writes.
+        """
+        written: list[BatchRows] = []
+        with conn.transaction():
+            for target in group:
+                rows = BatchRows(conn, target.projection, target.generation, self._cache(target))
+                try:
+                    with conn.transaction():  # a savepoint
+                        park.insert(
+                            conn, target, shard, self._handle(target, shard, window.events, rows)
+                        )
+                        rows.flush()
+                except Exception as error:
+                    if not park.poisonous(error):
+                        raise
+                    self._caches.pop(target.label, None)
+                    park.one_by_one(conn, target, shard, window.events, self._wants)
+                else:
+                    written.append(rows)
+            switched = self._advance(conn, shard, group, window, targets)
+        return self._settle(conn, shard, group, window, written=written, switched=switched)
+
+    def _retry(self, conn: psycopg.Connection[tuple[Any, ...]], target: Target) -> None:
+        """`senki projections retry`: apply the target's parked events again, in position
+        order, before any later event of their streams; what still fails is parked again."""
+        self._caches.pop(target.label, None)
+        with conn.transaction():
+            for shard in range(len(self.ledger.shards)):
+                events = park.take(conn, self.ledger, target, shard)
+                target.parked[shard] = {}
+                park.one_by_one(conn, target, shard, events, self._wants)
+            park.retried(conn, target)
+        target.retry = False
+        left = sum(len(streams) for streams in target.parked.values())
+        log.info(
+            "projection %s retried its parked events: %d streams still parked", target.label, left
+        )
+
+    def _advance(
+        self,
+        conn: psycopg.Connection[tuple[Any, ...]],
+        shard: int,
+        group: list[Target],
+        window: Window,
+        targets: list[Target],
+    ) -> list[tuple[Target, int | None]]:
+        """Inside the batch's transaction: the fenced advance, and any switch it completes."""
+        end = window.end
+        moved = _moved(shard, group, end)
+        if end is not None:
+            registry.advance(conn, group, shard, end, _notice(shard, end, group))
+        return [
+            (target, registry.switch(conn, target))
+            for target in group
+            if target.building and self._caught_up(target, shard, window.at_head, moved, targets)
+        ]
+
+    def _settle(
+        self,
+        conn: psycopg.Connection[tuple[Any, ...]],
+        shard: int,
+        group: list[Target],
+        window: Window,
+        *,
+        written: list[BatchRows],
+        switched: list[tuple[Target, int | None]],
+    ) -> bool:
+        """After the batch committed: positions, caches, progress, and retiring old tables."""
+        moved = _moved(shard, group, window.end)
+        for target in group:
             target.positions[shard] = moved[id(target)]
-            rows.committed()
-            if self.on_batch is not None and end is not None:
+            if self.on_batch is not None and window.end is not None:
                 self.on_batch(target, shard, target.positions[shard])
+        for rows in written:
+            rows.committed()
         for target, old in switched:
             log.info(
                 "projection %s now reads generation %d", target.projection.name, target.generation
@@ -372,16 +482,38 @@ class Projector:
             wanted = answers[event_class] = projection.wants(event_class)
         return wanted
 
-    def _handle(self, projection: Projection, events: list[Entry], rows: BatchRows) -> None:
-        """Hand each event the model wants to it (`projection.wants`, asked once per class)."""
+    def _handle(
+        self, target: Target, shard: int, events: list[Entry], rows: BatchRows
+    ) -> list[Parking]:
+        """Hand each event the model wants to it (`projection.wants`, asked once per class);
+        an event of a stream with a parked event is parked behind it instead (returned)."""
+        projection = target.projection
         answers = self._wanted.setdefault(projection, {})
         handle, apply = projection.handle, rows.apply
-        for entry in events:
+        held = target.parked.get(shard)
+        if held:
+            return self._handle_around(target, held, events, rows)
+        for entry in events:  # the usual case, kept as lean as it was
             wanted = answers.get(entry.event_class)
             if wanted is None:
                 wanted = self._wants(projection, entry.event_class)
             if wanted:
                 apply(handle(entry, rows))
+        return []
+
+    def _handle_around(
+        self, target: Target, held: dict[UUID, int], events: list[Entry], rows: BatchRows
+    ) -> list[Parking]:
+        parked: list[Parking] = []
+        projection = target.projection
+        for entry in events:
+            if not self._wants(projection, entry.event_class):
+                continue
+            if entry.stream_id in held:
+                parked.append((entry, held[entry.stream_id], park.BEHIND))
+            else:
+                rows.apply(projection.handle(entry, rows))
+        return parked
 
     def _cache(self, target: Target) -> RowCache:
         cache = self._caches.get(target.label)
@@ -389,6 +521,17 @@ class Projector:
             fresh = target.building and not any(target.positions.values())
             cache = self._caches[target.label] = RowCache(complete=fresh)
         return cache
+
+
+def _moved(shard: int, group: list[Target], end: int | None) -> dict[int, int]:
+    """Where each target of the group stands once the batch commits."""
+    return {id(t): (end if end is not None else t.positions[shard]) for t in group}
+
+
+def _notice(shard: int, end: int | None, group: list[Target]) -> str | None:
+    """What the batch tells readers waiting on senki_projected: its live models' position."""
+    live = sorted({t.projection.name for t in group if not t.building})
+    return f"{shard}:{end}:{','.join(live)}" if live and end is not None else None
 
 
 def _channel(shard: int) -> str:

@@ -13,8 +13,9 @@ from infra.store.names import SCHEMA, ShardTables
 from infra.store.recorder import SenkiRecorder
 
 # 2: schema senki_read (projector registry and tracking); 3: senki.placements (sharded log);
-# 4: senki_read.advance_tracking sends the projector's notice itself
-SCHEMA_VERSION = 4
+# 4: senki_read.advance_tracking sends the projector's notice itself; 5: senki_read.parked
+# (events a read model could not take, infra/sql/park.sql)
+SCHEMA_VERSION = 5
 # Read models (infra/projector): rebuildable from the log, so the service role owns their tables.
 READ_SCHEMA = "senki_read"
 _MIGRATION_LOCK = 0x53454E4B49  # "SENKI": one migrator at a time (k8s Job and embedded serve)
@@ -36,6 +37,7 @@ def migrate(owner_url: str, *, app_role: str, shards: int) -> int:
                 _create_library_tables(owner_url, ShardTables(index))
                 _run_file(conn, "shard.sql", app_role, ShardTables(index))
             _run_file(conn, "read.sql", app_role)
+            _run_file(conn, "park.sql", app_role)
             _backfill_placements(conn, shards)
             conn.execute(
                 sql.SQL(
