@@ -29,6 +29,7 @@ from typing import Any
 import httpx
 
 from bench.common import KEY, Figure, fresh_database, report, server
+from bench.encounter import HUGE_HP
 from bench.options import parser, write_figures
 
 CLIENTS, SECONDS, ROUNDS = 32, 10.0, 4
@@ -122,7 +123,7 @@ def sheet(x: int) -> dict[str, Any]:
         "melee_hit": 50,
         "ranged_hit": 60,
         "move": 5,
-        "hp": 10**9,
+        "hp": HUGE_HP,
         "reaction": 5 + x,
         "resistance": 5,
     }

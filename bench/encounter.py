@@ -22,6 +22,7 @@ import psycopg
 
 from bench.common import Figure, fresh_runtime, median_seconds, report, server
 from bench.options import parser, write_figures
+from domain.campaign.bounds import FIGURE
 from domain.encounter import aggregate as encounter
 from infra.bootstrap import Runtime
 from infra.services.encounters import Actor
@@ -29,7 +30,9 @@ from infra.services.executor import Executor
 
 GM = Actor("gm", is_gm=True)
 TARGET_EVENTS = 10_000
-HUGE_HP = 10**9  # nobody falls, so the fight can go on for 10,000 events
+# The largest HP an encounter sheet may carry: nobody falls, so the fight can go on for
+# 10,000 events (about 90 damage an attack, one attack in ten events).
+HUGE_HP = FIGURE
 
 
 def sheet(x: int, reaction: int) -> dict[str, Any]:
