@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
+from typing import Any
 
 from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
 
-from api import metrics, problems
+from api import metrics, problems, writes
 from api.limits import BodySizeLimit
 from api.ports import SenkiPort
 from api.routes import (
@@ -76,4 +77,18 @@ def create_app(
     app.include_router(disputes.router)
     app.include_router(read_models.router)
     app.include_router(web_router)
+    _document_required_keys(app)
     return app
+
+
+def _document_required_keys(app: FastAPI) -> None:
+    """The OpenAPI document, built once as FastAPI builds it, with every POST's
+    Idempotency-Key marked required (see api/writes.py)."""
+    build = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            app.openapi_schema = writes.document_keys_required(build())
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
