@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from importlib.metadata import PackageNotFoundError
@@ -72,6 +73,9 @@ class Runtime:
         self.scenarios = ScenarioService(self.executor, utc_now)
         self.read_models = ReadModels(self.urls.service)
         self.projector: BackgroundProjector | None = None
+        # Set when the server begins to shut down: open streams end at once (their clients
+        # reconnect elsewhere), so none holds the process past its graceful timeout.
+        self.shutting_down = threading.Event()
 
     def start_projector(self) -> None:
         """Project the read models on a thread of this process (`serve`, embedded default)."""
@@ -102,6 +106,7 @@ class Runtime:
             raise
 
     def close(self) -> None:
+        self.shutting_down.set()
         self.append_watch.stop()
         if self.projector is not None:
             self.projector.stop()
