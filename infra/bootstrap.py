@@ -7,8 +7,11 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from importlib.metadata import PackageNotFoundError
 from importlib.metadata import version as package_version
+from typing import Any
 
-from api.ports import LogHeadView, ProjectionPositionView, Unavailable
+from psycopg_pool import ConnectionPool
+
+from api.ports import LivenessView, LogHeadView, ProjectionPositionView, Unavailable
 from domain.campaign.campaign import Campaign
 from domain.campaign.character import Character
 from domain.catalog import registry
@@ -76,6 +79,7 @@ class Runtime:
         # Set when the server begins to shut down: open streams end at once (their clients
         # reconnect elsewhere), so none holds the process past its graceful timeout.
         self.shutting_down = threading.Event()
+        self.database.on_revived = self.reconnect
 
     def start_projector(self) -> None:
         """Project the read models on a thread of this process (`serve`, embedded default)."""
@@ -88,6 +92,21 @@ class Runtime:
             if is_unavailable(error):
                 raise Unavailable("PostgreSQL does not answer; retry shortly") from error
             raise
+
+    def reconnect(self) -> None:
+        """After the embedded server came back: replace every pooled connection that died
+        with it now, so the next requests (and /readyz) do not each find a dead one first."""
+        pools: dict[int, ConnectionPool[Any]] = {id(self.read_models.pool): self.read_models.pool}
+        for shard in self.ledger.shards:
+            pools[id(shard.datastore.pool)] = shard.datastore.pool  # shards may share one
+        for pool in pools.values():
+            pool.check()
+
+    def liveness(self) -> LivenessView:
+        kept = self.database.keeper_state()
+        if kept is None or kept.status == "running":
+            return LivenessView("ok")
+        return LivenessView(kept.status, kept.detail)
 
     def log_heads(self) -> list[LogHeadView]:
         heads = (self.ledger.head(shard=index) for index in range(len(self.ledger.shards)))
