@@ -476,8 +476,27 @@ def test_senki_serve_recovers_from_a_sigkilled_postmaster(data_dir: Path, tmp_pa
             )
             assert opened.status_code == 201, opened.text
         assert answers("/healthz") == (200, {"status": "ok"})
+        # The read models (projected inside serve) caught up past the restart too.
+        assert wait_until(lambda: _projections_caught_up(base), timeout=60), log.read_text()
     finally:
         serve.send_signal(signal.SIGTERM)
         serve.wait(60)
     assert "Traceback" not in log.read_text()
     assert wait_until(lambda: server_gone(data_dir), timeout=30)
+
+
+def _projections_caught_up(base: str) -> bool:
+    import httpx
+    from prometheus_client.parser import text_string_to_metric_families
+
+    try:
+        text = httpx.get(f"{base}/metrics", timeout=5).text
+    except httpx.HTTPError:
+        return False
+    lags = [
+        sample.value
+        for family in text_string_to_metric_families(text)
+        if family.name == "senki_projection_lag_events"
+        for sample in family.samples
+    ]
+    return bool(lags) and all(lag == 0 for lag in lags)
