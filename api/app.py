@@ -79,3 +79,4 @@ def create_app(
     app.include_router(web_router)
     openapi.install(app)
     return app
+

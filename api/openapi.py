@@ -16,6 +16,7 @@ from typing import Any
 from fastapi import FastAPI
 from fastapi.routing import APIRoute
 
+from api import writes
 from api.problems import PROBLEM_JSON, TYPE_BASE, Problem
 from api.sheet_schemas import PILOT_STATS
 
@@ -122,7 +123,9 @@ def install(app: FastAPI) -> None:
 
 
 def refine(doc: Doc) -> None:
-    """Summaries, problem responses, ETag headers, examples and the Problem schema."""
+    """Summaries, problem responses, ETag headers, examples, the Problem schema, and the
+    Idempotency-Key every POST requires."""
+    writes.document_keys_required(doc)
     schemas = doc.setdefault("components", {}).setdefault("schemas", {})
     schemas.update(_problem_schemas())
     for path, methods in doc.get("paths", {}).items():

@@ -42,6 +42,15 @@ class ProjectionPositionView:
         return max(self.head - self.position, 0)
 
 
+@dataclass(frozen=True)
+class LivenessView:
+    """What /healthz says: `ok`; `recovering` while the embedded PostgreSQL is being started
+    again after it died; `failing` when it has not come back (the process needs a restart)."""
+
+    status: str
+    detail: str | None = None
+
+
 class Unavailable(RuntimeError):
     """The database cannot be reached right now (HTTP 503)."""
 
@@ -54,6 +63,9 @@ class SenkiPort(Protocol):
 
     def check_ready(self) -> None:
         """Raise Unavailable unless the database answers a query."""
+
+    def liveness(self) -> LivenessView:
+        """Whether the process does its job, without a query (the embedded server's keeper)."""
 
     def log_heads(self) -> list[LogHeadView]:
         """The head of every shard's hash chain."""

@@ -7,7 +7,9 @@ import json
 from typing import Annotated, Any
 
 from fastapi import Header, HTTPException, Request, Response
+from fastapi.security.utils import get_authorization_scheme_param
 
+from infra.services.campaigns import InvalidToken, read_token
 from infra.services.executor import Idempotency, Write
 
 KEY_HEADER = "Idempotency-Key"
@@ -33,11 +35,58 @@ async def idempotency_key(
     fingerprint = hashlib.sha256(
         request.method.encode() + b" " + request.url.path.encode() + b"\n" + body
     ).hexdigest()
-    # Scoped by the caller's token, so two callers' keys never collide.
-    token = request.headers.get("authorization", "anonymous").rsplit(".", 1)[0]
-    return Idempotency(
-        key=f"{hashlib.sha256(token.encode()).hexdigest()[:16]}:{key}", fingerprint=fingerprint
-    )
+    scope = caller_scope(request.headers.get("authorization"))
+    return Idempotency(key=f"{scope}:{key}", fingerprint=fingerprint)
+
+
+def caller_scope(authorization: str | None) -> str:
+    """Whose keys these are: the token itself, however its header is spelled.
+
+    The server accepts one token written many ways (`Bearer`/`bearer`, the campaign id in
+    upper case or with dashes), and a client's retry may well write it another way (another
+    HTTP library, a proxy): scoping by the header's text made each spelling a new caller and
+    each retry a new write. The secret is part of the token's identity on purpose: the one
+    route that takes no token (opening a campaign) never checks it, so a caller who only knows
+    a campaign and token id cannot step into that token's scope there.
+
+    Anything that is not a Senki bearer token is the anonymous caller (only the routes that
+    need no token get that far: every other route answers 401 first)."""
+    scheme, credentials = get_authorization_scheme_param(authorization)
+    if scheme.lower() != "bearer":
+        return _digest("anonymous")
+    try:
+        campaign_id, token_id, secret = read_token(credentials)
+    except InvalidToken:
+        return _digest("anonymous")
+    return _digest(f"senki.{campaign_id.hex}.{token_id}.{secret}")
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def document_keys_required(schema: dict[str, Any]) -> dict[str, Any]:
+    """Mark the Idempotency-Key header required in an OpenAPI document, as it is.
+
+    The dependency takes it as optional only so that a missing key is our 400 saying what
+    to send (as the IETF Idempotency-Key draft asks) rather than FastAPI's bare 422; the
+    document must still tell clients and generators that no POST goes without it."""
+    for path_item in schema.get("paths", {}).values():
+        for operation in path_item.values():
+            for parameter in operation.get("parameters", []):
+                if parameter.get("in") == "header" and parameter.get("name") == KEY_HEADER:
+                    parameter["required"] = True
+                    parameter["schema"] = _without_null(parameter["schema"])
+    return schema
+
+
+def _without_null(schema: dict[str, Any]) -> dict[str, Any]:
+    """`{anyOf: [{type: string, ...}, {type: null}]}` as the plain string it must be."""
+    choices = [c for c in schema.get("anyOf", []) if c.get("type") != "null"]
+    if len(choices) != 1:
+        return schema
+    rest = {k: v for k, v in schema.items() if k != "anyOf"}
+    return {**choices[0], **rest}
 
 
 def _refuse_nul(body: bytes) -> None:

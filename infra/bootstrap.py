@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from importlib.metadata import PackageNotFoundError
 from importlib.metadata import version as package_version
+from typing import Any
 
-from api.ports import LogHeadView, ProjectionPositionView, Unavailable
+from psycopg_pool import ConnectionPool
+
+from api.ports import LivenessView, LogHeadView, ProjectionPositionView, Unavailable
 from domain.campaign.campaign import Campaign
 from domain.campaign.character import Character
 from domain.catalog import registry
@@ -72,6 +76,10 @@ class Runtime:
         self.scenarios = ScenarioService(self.executor, utc_now)
         self.read_models = ReadModels(self.urls.service)
         self.projector: BackgroundProjector | None = None
+        # Set when the server begins to shut down: open streams end at once (their clients
+        # reconnect elsewhere), so none holds the process past its graceful timeout.
+        self.shutting_down = threading.Event()
+        self.database.on_revived = self.reconnect
 
     def start_projector(self) -> None:
         """Project the read models on a thread of this process (`serve`, embedded default)."""
@@ -84,6 +92,21 @@ class Runtime:
             if is_unavailable(error):
                 raise Unavailable("PostgreSQL does not answer; retry shortly") from error
             raise
+
+    def reconnect(self) -> None:
+        """After the embedded server came back: replace every pooled connection that died
+        with it now, so the next requests (and /readyz) do not each find a dead one first."""
+        pools: dict[int, ConnectionPool[Any]] = {id(self.read_models.pool): self.read_models.pool}
+        for shard in self.ledger.shards:
+            pools[id(shard.datastore.pool)] = shard.datastore.pool  # shards may share one
+        for pool in pools.values():
+            pool.check()
+
+    def liveness(self) -> LivenessView:
+        kept = self.database.keeper_state()
+        if kept is None or kept.status == "running":
+            return LivenessView("ok")
+        return LivenessView(kept.status, kept.detail)
 
     def log_heads(self) -> list[LogHeadView]:
         heads = (self.ledger.head(shard=index) for index in range(len(self.ledger.shards)))
@@ -102,6 +125,7 @@ class Runtime:
             raise
 
     def close(self) -> None:
+        self.shutting_down.set()
         self.append_watch.stop()
         if self.projector is not None:
             self.projector.stop()

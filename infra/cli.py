@@ -15,12 +15,13 @@ from pydantic import ValidationError
 from rich.console import Console
 from rich.table import Table
 
-from infra import gc_tuning
+from infra import cli_options, gc_tuning
 from infra.cli_audit import audit, export
 from infra.cli_dice import dice_app
 from infra.cli_projections import project, projections_app
 from infra.embedded_pg import install_termination_handlers
 from infra.errors import explain
+from infra.http_server import GRACEFUL_TIMEOUT_S
 from infra.settings import Settings
 
 if TYPE_CHECKING:
@@ -40,14 +41,28 @@ errors = Console(stderr=True)
 
 @app.command()
 def serve(
-    host: Annotated[str | None, typer.Option(help="Listen address.")] = None,
-    port: Annotated[int | None, typer.Option(help="Listen port.")] = None,
+    host: Annotated[
+        str | None,
+        typer.Option(help="Listen address (default: SENKI_HOST).", callback=cli_options.host),
+    ] = None,
+    port: Annotated[
+        int | None,
+        typer.Option(min=1, max=65535, help="Listen port (default: SENKI_PORT)."),
+    ] = None,
+    graceful_timeout: Annotated[
+        int,
+        typer.Option(
+            min=0,
+            max=600,
+            envvar="SENKI_GRACEFUL_TIMEOUT",
+            help="Seconds a SIGTERM waits for open requests before cancelling them "
+            "(open event streams end at once).",
+        ),
+    ] = GRACEFUL_TIMEOUT_S,
 ) -> None:
     """Run the HTTP API (on the embedded PostgreSQL unless SENKI_DATABASE_URL is set)."""
-    import uvicorn
-
     from api.app import create_app
-    from infra import bootstrap
+    from infra import bootstrap, http_server
 
     settings = Settings()
     gc_tuning.tune()
@@ -64,11 +79,13 @@ def serve(
     )
     if settings.metrics_port is not None:
         _serve_metrics(application.state.metrics_registry, host or settings.host, settings)
-    uvicorn.run(
+    http_server.serve(
         application,
         host=host or settings.host,
         port=port or settings.port,
         log_level=settings.log_level,
+        on_shutdown=runtime.shutting_down.set,
+        graceful_timeout=graceful_timeout,
     )
 
 
@@ -98,12 +115,18 @@ def verify(
     expect_head: Annotated[
         list[str] | None,
         typer.Option(
-            help="A receipt SHARD:POSITION:HASH kept earlier; fails if it no longer holds."
+            help="A receipt SHARD:POSITION:HASH kept earlier; fails if it no longer holds.",
+            callback=cli_options.receipts,
         ),
     ] = None,
     bundle: Annotated[
         Path | None,
-        typer.Option(help="Check an audit bundle from `senki export`, offline (no database)."),
+        typer.Option(
+            help="Check an audit bundle from `senki export`, offline (no database).",
+            exists=True,
+            dir_okay=False,
+            readable=True,
+        ),
     ] = None,
 ) -> None:
     """Recompute the hash chain of every shard and the dice of revealed encounters; exit 1
@@ -127,7 +150,9 @@ class DemoRuleset(StrEnum):
 
 @app.command()
 def demo(
-    url: Annotated[str, typer.Option(help="The running Senki API.")] = "http://127.0.0.1:8000",
+    url: Annotated[
+        str, typer.Option(help="The running Senki API.", callback=cli_options.http_url)
+    ] = "http://127.0.0.1:8000",
     ruleset: Annotated[
         DemoRuleset,
         typer.Option(help="gd: Glorious Drive, wz: Wizardry-style round, ak: Armor Knights."),

@@ -17,6 +17,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from infra.cli_options import output_file
 from infra.settings import Settings
 
 if TYPE_CHECKING:
@@ -86,7 +87,8 @@ def _dice(rolls: list[RollAudit]) -> str:
 def export(
     encounter: Annotated[UUID, typer.Argument(help="The encounter's id.")],
     output: Annotated[
-        Path | None, typer.Option("--output", "-o", help="Write here instead of stdout.")
+        Path | None,
+        typer.Option("--output", "-o", help="Write here instead of stdout.", callback=output_file),
     ] = None,
 ) -> None:
     """Write the encounter's audit bundle: a receipt `senki verify --bundle` checks offline."""
@@ -107,7 +109,15 @@ def export(
 
 
 def verify_bundle(
-    file: Annotated[Path, typer.Argument(help="An audit bundle written by `senki export`.")],
+    file: Annotated[
+        Path,
+        typer.Argument(
+            help="An audit bundle written by `senki export`.",
+            exists=True,
+            dir_okay=False,
+            readable=True,
+        ),
+    ],
 ) -> None:
     """Check an audit bundle with no database and no network; exit 1 naming each problem."""
     raise typer.Exit(run_verify_bundle(file, console))

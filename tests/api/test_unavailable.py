@@ -7,7 +7,7 @@ from typing import ClassVar
 from fastapi.testclient import TestClient
 
 from api.app import create_app
-from api.ports import LogHeadView, Unavailable
+from api.ports import LivenessView, LogHeadView, Unavailable
 
 
 class DownDatabase:
@@ -15,6 +15,9 @@ class DownDatabase:
 
     version = "test"
     ruleset_versions: ClassVar[dict[str, str]] = {}
+
+    def liveness(self) -> LivenessView:
+        return LivenessView("ok")
 
     def check_ready(self) -> None:
         raise Unavailable("PostgreSQL does not answer; retry shortly")

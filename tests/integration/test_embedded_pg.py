@@ -396,3 +396,107 @@ def test_long_data_dir_uses_a_short_socket_dir(tmp_path: Path) -> None:
     finally:
         kill_server_processes(data_dir.resolve() / "pg", grace_s=5)
         shutil.rmtree(socket_dir, ignore_errors=True)  # outside tmp_path: clean up ourselves
+
+
+def test_a_sigkilled_postmaster_is_started_again_by_the_process_using_it(
+    data_dir: Path,
+) -> None:
+    """In process: the keeper notices the death, starts the same cluster on the same socket,
+    and the URL handed out before works again; meanwhile it says it is recovering."""
+    from infra.embedded_keeper import Keeper
+
+    with EmbeddedPostgres(data_dir) as pg:
+        url = pg.superuser_url
+        keeper = Keeper(pg, every_s=0.1).start()
+        try:
+            server = postmaster_pid(data_dir)
+            assert server is not None
+            os.kill(server, signal.SIGKILL)
+            assert wait_until(lambda: keeper.state.status == "recovering" or connects(url))
+            assert wait_until(lambda: connects(url), timeout=30), "the server stayed down"
+            assert postmaster_pid(data_dir) not in (None, server)
+            assert wait_until(lambda: keeper.state.status == "running")
+        finally:
+            keeper.stop()
+    assert server_gone(data_dir)
+
+
+def test_senki_serve_recovers_from_a_sigkilled_postmaster(data_dir: Path, tmp_path: Path) -> None:
+    """The whole service: SIGKILL the embedded postmaster under `senki serve`; /readyz is 503
+    only for seconds, /healthz never claims all is well meanwhile, and writes work again."""
+    import httpx
+
+    from tests.support.processes import free_port
+
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SENKI_")}
+    env |= {"SENKI_DATA_DIR": str(data_dir), "SENKI_LOG_LEVEL": "warning"}
+    log = tmp_path / "serve.log"
+    with log.open("wb") as output:
+        serve = subprocess.Popen(
+            [sys.executable, "-m", "infra.cli", "serve", "--port", str(port)],
+            env=env, cwd=REPO_ROOT, stdout=output, stderr=subprocess.STDOUT,
+        )  # fmt: skip
+
+    def answers(path: str) -> tuple[int, dict[str, Any]]:
+        try:
+            got = httpx.get(base + path, timeout=2)
+            return got.status_code, got.json()
+        except httpx.HTTPError:
+            return 0, {}
+
+    try:
+        assert wait_until(lambda: answers("/readyz")[0] == 200, timeout=120), log.read_text()
+        server = postmaster_pid(data_dir)
+        assert server is not None
+        os.kill(server, signal.SIGKILL)
+        killed_at = time.monotonic()
+        seen: list[tuple[float, int, str, int]] = []  # when, /healthz status and state, /readyz
+
+        def ready_again() -> bool:
+            health, body = answers("/healthz")
+            ready, _ = answers("/readyz")
+            seen.append((time.monotonic() - killed_at, health, body.get("status", ""), ready))
+            return ready == 200 and postmaster_pid(data_dir) != server
+
+        assert wait_until(ready_again, timeout=30), (
+            f"not ready again: {seen[-5:]}\n{log.read_text()}"
+        )
+        back_in = time.monotonic() - killed_at
+        print(f"ready again {back_in:.2f} s after the SIGKILL; seen {len(seen)} probes")
+        # Honest meanwhile: while not ready, /healthz never said plain "ok".
+        assert all(state != "ok" for _, _, state, ready in seen if ready != 200), seen
+        assert back_in < 15
+        with httpx.Client(base_url=base, timeout=30) as http:
+            opened = http.post(
+                "/v1/campaigns",
+                headers={"Idempotency-Key": "after-the-restart-1"},
+                json={"name": "再起", "gm_member_id": "gm"},
+            )
+            assert opened.status_code == 201, opened.text
+        assert answers("/healthz") == (200, {"status": "ok"})
+        # The read models (projected inside serve) caught up past the restart too.
+        assert wait_until(lambda: _projections_caught_up(base), timeout=60), log.read_text()
+    finally:
+        serve.send_signal(signal.SIGTERM)
+        serve.wait(60)
+    assert "Traceback" not in log.read_text()
+    assert wait_until(lambda: server_gone(data_dir), timeout=30)
+
+
+def _projections_caught_up(base: str) -> bool:
+    import httpx
+    from prometheus_client.parser import text_string_to_metric_families
+
+    try:
+        text = httpx.get(f"{base}/metrics", timeout=5).text
+    except httpx.HTTPError:
+        return False
+    lags = [
+        sample.value
+        for family in text_string_to_metric_families(text)
+        if family.name == "senki_projection_lag_events"
+        for sample in family.samples
+    ]
+    return bool(lags) and all(lag == 0 for lag in lags)

@@ -108,12 +108,16 @@ async function readFrames(body, last, onEvent) {
       const frame = buffer.slice(0, end);
       buffer = buffer.slice(end + 2);
       let id = null;
+      let kind = "";
       const data = [];
       for (const line of frame.split("\n")) {
         if (line.startsWith("id:")) id = line.slice(3).trim();
+        else if (line.startsWith("event:")) kind = line.slice(6).trim();
         else if (line.startsWith("data:")) data.push(line.slice(5).trimStart());
       }
-      if (data.length) onEvent(JSON.parse(data.join("\n")));
+      // `closed` is the server ending the stream (token revoked, shutdown), not an event of
+      // the fight: the stream ends right after it and `follow` reconnects (or hears 401).
+      if (data.length && kind !== "closed") onEvent(JSON.parse(data.join("\n")));
       if (id !== null) last = id;
     }
   }
