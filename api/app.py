@@ -79,4 +79,3 @@ def create_app(
     app.include_router(web_router)
     openapi.install(app)
     return app
-
