@@ -13,7 +13,8 @@ Records are judged by the *command* that produced them: a command and every even
 form one block, and a block that names a hidden combatant anywhere (the command's payload,
 a ruling's inputs, a fact) is about it as a whole — a GD damage ruling names nobody, but its
 command (`TakeHit grunt`) and its fact (`DamageApplied grunt`) do. Inside such a block, a
-part that names only visible combatants (one roll of an initiative ruling) keeps its values.
+part owned by a visible combatant (one roll of an initiative ruling, a player's own check
+against a hidden monster) keeps its values.
 """
 
 from __future__ import annotations
@@ -43,6 +44,9 @@ SUBJECT_KEYS = frozenset(
         "winner",
     }
 )
+# The keys that name whose values a part holds (the rest — a target, a defender — name whom
+# it was done to): a part owned by a visible combatant keeps its values.
+OWNER_KEYS = frozenset({"id", "combatant", "combatant_id", "unit", "unit_id", "attacker"})
 # What the table sees of a hidden combatant: shown as recorded even in a block about it.
 SHOWN_KEYS = SUBJECT_KEYS | {
     "type",
@@ -93,7 +97,7 @@ STATE_KEYS = frozenset({"position", "cell", "injury", "statuses", "shot_down", "
 WITHHELD_TEXT = "…"
 # Rule IDs (GD-DMG-1, WZ-3) and dice (1D100) are kept; any other number in a text about a
 # hidden combatant is withheld (its HP, its defence, the damage it took).
-_NUMBERS = re.compile(r"[A-Z]{2,}(?:-[A-Z]+)*-\d+|\d+")
+_NUMBERS = re.compile(r"[A-Z]{2,}(?:-[A-Z]+)*-\d+|\d*D\d+|\d+")
 
 
 class Joined(Protocol):
@@ -172,7 +176,9 @@ class Policy:
     # --- what names a hidden combatant -------------------------------------------------
 
     def named_in(self, value: object) -> frozenset[str]:
-        """The withheld combatants a JSON value names: as a string, a key, or in a text."""
+        """The withheld combatants a JSON value names: as a string or in a text. (A value
+        keyed by one — `totals: {blue: 9}` — is withheld where it stands, so a key alone
+        does not make the whole record about it.)"""
         if self.sees_all:
             return frozenset()
         found: set[str] = set()
@@ -186,9 +192,7 @@ class Policy:
             elif self._pattern is not None and self._pattern.search(value):
                 found.update(self.hidden)  # a text naming one: treat it as naming them all
         elif isinstance(value, Mapping):
-            for key, item in value.items():
-                if key in self.hidden:
-                    found.add(key)
+            for item in value.values():
                 self._collect(item, found)
         elif isinstance(value, list | tuple):
             for item in value:
@@ -233,9 +237,9 @@ class Policy:
         return value
 
     def _scrub_object(self, value: dict[str, JsonValue], about: bool) -> dict[str, JsonValue]:
-        subjects = _subjects(value)
-        if about and subjects and not subjects & self.hidden:
-            about = False  # this part is about visible combatants only: its values stay
+        owners, subjects = _owners(value), _subjects(value, SUBJECT_KEYS)
+        if owners and not owners & self.hidden:
+            about = False  # a visible combatant's own values (its roll, its attack) stay
         elif subjects & self.hidden:
             about = True
         shown: dict[str, JsonValue] = {}
@@ -251,9 +255,19 @@ class Policy:
         return shown
 
 
-def _subjects(value: Mapping[str, JsonValue]) -> frozenset[str]:
+def _owners(value: Mapping[str, JsonValue]) -> frozenset[str]:
+    """Whose values a part holds: its own owner keys, or for a ruling those of its inputs
+    (a WZ check names its roller in the inputs; the total it rolled is in the outcome)."""
+    owners = _subjects(value, OWNER_KEYS)
+    inputs = value.get("inputs")
+    if not owners and isinstance(inputs, dict):
+        owners = _subjects(inputs, OWNER_KEYS)
+    return owners
+
+
+def _subjects(value: Mapping[str, JsonValue], keys: frozenset[str]) -> frozenset[str]:
     found: set[str] = set()
-    for key in SUBJECT_KEYS & value.keys():
+    for key in keys & value.keys():
         item = value[key]
         if isinstance(item, str):
             found.add(item)
