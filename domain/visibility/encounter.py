@@ -89,6 +89,10 @@ SHOWN_KEYS = SUBJECT_KEYS | {
     "result",
     "dice",
 }
+# The numbers among those that count the fight, not a combatant: a lone number under any other
+# shown key is withheld (GD's `reaction` names a reaction kind in one event and is the stat
+# in the initiative ruling).
+COUNTERS = frozenset({"turn", "round", "roll_seq", "version", "ruling_version", "step"})
 # Never shown of a hidden combatant, whatever holds it.
 SHEET_KEYS = frozenset({"sheet"})
 # What the board shows of a hidden combatant's live state (GET /v1/encounters/{id}).
@@ -232,7 +236,7 @@ class Policy:
             return [self._scrub(item, about) for item in value]
         if isinstance(value, str):
             return _withhold_numbers(value) if about else value
-        if about and isinstance(value, int | float) and not isinstance(value, bool):
+        if about and _is_number(value):
             return None
         return value
 
@@ -248,11 +252,15 @@ class Policy:
                 shown[key] = self._scrub(item, True)  # a value keyed by a withheld combatant
             elif about and key in SHEET_KEYS:
                 shown[key] = None
-            elif about and key in SHOWN_KEYS:
+            elif about and key in SHOWN_KEYS and (key in COUNTERS or not _is_number(item)):
                 shown[key] = item
             else:
                 shown[key] = self._scrub(item, about)
         return shown
+
+
+def _is_number(value: JsonValue) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
 
 
 def _owners(value: Mapping[str, JsonValue]) -> frozenset[str]:

@@ -47,6 +47,7 @@ SURFACES = (
     "points",
     "disputes",
     "audit (dice)",
+    "campaign timeline",
     "web audit bundle",
 )
 # A number in an answer, not a piece of a hash, a UUID, a timestamp or a longer number.
@@ -62,6 +63,7 @@ class Table:
     encounter: str
     hidden: str
     tokens: dict[str, str]
+    campaign: str
     answers: dict[str, list[Any]] = field(default_factory=dict)
     hidden_join: int = 0  # index of the hidden combatant's JoinCombatant among the commands
     amended_sheet: dict[str, Any] = field(default_factory=dict)
@@ -141,14 +143,15 @@ GRUNT_STATS = {
     "ranged_hit": 1709,
     "move": 1811,
     "hp": 7919,
-    "reaction": 1,
+    "reaction": 1823,  # acts first
     "resistance": 1933,
 }
 
 
 def glorious_drive(client: TestClient) -> Table:
-    """Ace (aoi's) shoots the hidden grunt (HP 7919, defence 1303: the minimum damage 18
-    leaves HP 7901, GD-DMG-1); the grunt's rifle (attack 1913) then hits wing (kai's)."""
+    """The hidden grunt (reaction 1823) acts first: its rifle (attack 1913) hits wing, and
+    kai's TakeHit is answered with that ruling; then ace (aoi's) shoots the grunt (HP 7919,
+    defence 1303: the minimum damage is what it loses, GD-DMG-1)."""
     answers: dict[str, list[Any]] = {}
     table = Recording(client, "grunt", answers)
     campaign = _campaign(table, "glorious_drive")
@@ -165,6 +168,9 @@ def glorious_drive(client: TestClient) -> Table:
     )
     table.command({"command": "RollInitiative"})
     for body, who in (
+        ({"command": "Cleanup", "combatant_id": "grunt"}, "gm"),
+        ({"command": "DeclareAttack", "combatant_id": "grunt", "target": "wing"}, "gm"),
+        ({"command": "TakeHit", "combatant_id": "wing"}, "kai"),
         ({"command": "Cleanup", "combatant_id": "ace"}, "aoi"),
         ({"command": "DeclareAttack", "combatant_id": "ace", "target": "grunt"}, "aoi"),
         ({"command": "TakeHit", "combatant_id": "grunt"}, "gm"),
@@ -176,6 +182,7 @@ def glorious_drive(client: TestClient) -> Table:
         table.encounter,
         "grunt",
         table.tokens,
+        campaign,
         answers,
         hidden_join=2,
         amended_sheet=sheet(4, 1),
@@ -202,6 +209,7 @@ def wizardry_round(client: TestClient) -> Table:
         table.encounter,
         "ogre",
         table.tokens,
+        campaign,
         answers,
         hidden_join=3,
         amended_sheet={"ini": 8, "ac": 5, "endurance": 10},
@@ -227,6 +235,7 @@ def armor_knights(client: TestClient) -> Table:
         table.encounter,
         "blue",
         table.tokens,
+        campaign,
         answers,
         hidden_join=1,
         amended_sheet=demo_ak._knight(5),
@@ -308,6 +317,9 @@ def answers(table: Table, who: str) -> dict[str, Any]:
         "points": table.get("/points", who).text,
         "disputes": table.get("/disputes", who).text,
         "audit (dice)": table.get("/audit", who).text,
+        "campaign timeline": table.client.get(
+            f"/v1/campaigns/{table.campaign}/timeline", headers=auth(table.tokens[who])
+        ).text,
     }
     # The table page's "Download the audit bundle": what the page fetched, in one file.
     found["web audit bundle"] = json.dumps(

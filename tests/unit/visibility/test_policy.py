@@ -67,3 +67,10 @@ def test_blocks_mark_every_event_of_a_command_that_names_the_hidden_combatant() 
     blocks.feed(2, "RulingRecorded", {"inputs": {"defence": 1303}})
     blocks.feed(3, "CommandIssued", {"command_type": "Cleanup", "payload": {"combatant_id": "ace"}})
     assert [blocks.about_hidden(v, PLAYER) for v in (1, 2, 3)] == [True, True, False]
+
+
+def test_a_shown_key_holding_the_hidden_combatants_number_is_withheld() -> None:
+    roll = {"combatant_id": "grunt", "reaction": 1823, "die": 4}
+    assert PLAYER.record(roll) == {"combatant_id": "grunt", "reaction": None, "die": None}
+    declared = {"combatant": "grunt", "reaction": "dodge"}
+    assert PLAYER.record(declared) == declared
