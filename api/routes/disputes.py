@@ -95,11 +95,11 @@ def _out(result: ReplayResult, policy: Policy) -> ReplayOut:
     if result.divergence is not None:
         found = result.divergence
         both: JsonValue = {"original": list(found.original), "replayed": list(found.replayed)}
-        outcomes = policy.record(both)
+        about = bool(policy.named_in(both)) or None  # one command's outcomes: one block
+        outcomes = policy.record(both, about_hidden=about)
         assert isinstance(outcomes, dict)
-        divergence = Divergence.model_validate(
-            vars(found) | outcomes | {"refused": _text(policy, found.refused)}
-        )
+        refused = _text(policy, found.refused, about)
+        divergence = Divergence.model_validate(vars(found) | outcomes | {"refused": refused})
     differences = policy.record(cast(JsonValue, result.differences))
     return ReplayOut(
         complete=result.complete,
@@ -111,8 +111,8 @@ def _out(result: ReplayResult, policy: Policy) -> ReplayOut:
     )
 
 
-def _text(policy: Policy, text: str | None) -> str | None:
-    return None if text is None else policy.text(text)
+def _text(policy: Policy, text: str | None, about: bool | None = None) -> str | None:
+    return None if text is None else policy.text(text, about_hidden=about)
 
 
 def _amendment(body: WhatIf) -> Amendment | None:
