@@ -2,26 +2,25 @@
 
 The GM sees everything. Anyone else does not see the sheet (stats, weapons, skills) nor the
 HP of a combatant the GM brought in `hidden`, unless they control it; the server seed is only
-ever shown once revealed.
+ever shown once revealed. What is withheld is decided in one place, `domain.visibility`
+(docs/visibility.md); this module and every read route apply it through a `Lens`.
 """
 
 from __future__ import annotations
 
 from datetime import datetime
 from typing import Any
+from uuid import UUID
 
 from pydantic import BaseModel, Field, JsonValue
 
 from domain.encounter import aggregate as encounter
-from domain.encounter.events import CombatantJoined
-from domain.encounter.record import CommandIssued
-from domain.events import DomainEvent
 from domain.rules.ruleset import Entrant
+from domain.visibility.encounter import Policy, Reader
+from infra.bootstrap import Runtime
 from infra.services.campaigns import Principal
+from infra.services.visibility import Lens, payload_of
 from infra.store.mapper import Recorded
-
-# What a hidden combatant still shows of its live state: where it is and how it fares.
-_VISIBLE_WHEN_HIDDEN = ("position", "injury", "statuses")
 
 
 class Awaited(BaseModel):
@@ -76,13 +75,28 @@ class EventPublic(BaseModel):
     payload: dict[str, JsonValue]
 
 
+def reader_of(who: Principal) -> Reader:
+    return Reader(who.role, who.member_id)
+
+
+def lens_for(runtime: Runtime, who: Principal, encounter_id: UUID) -> Lens:
+    """`who`'s view of the encounter as it stands now. Make it *after* reading what it is
+    to redact: the state it reads then knows every combatant those events could name."""
+    reader = reader_of(who)
+    if reader.is_gm:
+        return Lens(Policy())  # the GM sees everything: nothing to load
+    state, _ = runtime.encounters.state(encounter_id)
+    return runtime.visibility.lens(state, reader)
+
+
 def sees_all_of(who: Principal, controller: str) -> bool:
-    return who.role == "gm" or (who.member_id is not None and who.member_id == controller)
+    return reader_of(who).is_gm or reader_of(who).controls(controller)
 
 
 def describe(state: encounter.Encounter, version: int, who: Principal) -> EncounterPublic:
     point = encounter.procedure(state)
     live = getattr(state.rules, "combatants", {})
+    policy = Policy.for_reader(reader_of(who), state.combatants)
     return EncounterPublic(
         id=str(state.id),
         version=version,
@@ -99,16 +113,14 @@ def describe(state: encounter.Encounter, version: int, who: Principal) -> Encoun
         ended=state.ended,
         procedure=Procedure.model_validate(point.model_dump()),
         legal_commands=[Awaited(**c.model_dump()) for c in encounter.legal_commands(state)],
-        combatants=[_combatant(c, live.get(c.combatant_id), who) for c in state.combatants],
+        combatants=[_combatant(c, live.get(c.combatant_id), policy) for c in state.combatants],
     )
 
 
-def _combatant(entrant: Entrant, live: BaseModel | None, who: Principal) -> Combatant:
+def _combatant(entrant: Entrant, live: BaseModel | None, policy: Policy) -> Combatant:
     status: dict[str, Any] | None = None if live is None else live.model_dump(mode="json")
     status = status and {k: v for k, v in status.items() if k != "sheet"}
-    shown = not entrant.hidden or sees_all_of(who, entrant.controller)
-    if not shown and status is not None:
-        status = {k: v for k, v in status.items() if k in _VISIBLE_WHEN_HIDDEN}
+    shown = policy.shows(entrant.combatant_id)
     return Combatant(
         combatant_id=entrant.combatant_id,
         name=entrant.name,
@@ -116,19 +128,15 @@ def _combatant(entrant: Entrant, live: BaseModel | None, who: Principal) -> Comb
         controller=entrant.controller,
         hidden=entrant.hidden,
         sheet=entrant.sheet if shown else None,
-        status=status,
+        status=None if status is None else policy.state(entrant.combatant_id, status),
     )
 
 
-def event_public(recorded: Recorded, who: Principal) -> EventPublic:
-    """One stored event as a caller may see it (a hidden sheet stays with the GM)."""
+def event_public(recorded: Recorded, lens: Lens) -> EventPublic:
+    """One stored event as a caller may see it (the lens: their view of this encounter)."""
     event = recorded.event
-    payload = event.model_dump(mode="json", exclude={"at", "by"})
-    if _hides_a_sheet(event) and not sees_all_of(who, _controller(event)):
-        if isinstance(event, CommandIssued):
-            payload["payload"] = dict(payload["payload"]) | {"sheet": None}
-        else:
-            payload["sheet"] = None
+    payload = lens.event(recorded.version, event.event_type, payload_of(event))
+    assert isinstance(payload, dict)
     return EventPublic(
         type=event.event_type,
         version=recorded.version,
@@ -137,21 +145,3 @@ def event_public(recorded: Recorded, who: Principal) -> EventPublic:
         by=event.by,
         payload=payload,
     )
-
-
-def _hides_a_sheet(event: DomainEvent) -> bool:
-    """A hidden combatant's join, as the fact or as the recorded command (which carries it)."""
-    if isinstance(event, CombatantJoined):
-        return event.hidden
-    return (
-        isinstance(event, CommandIssued)
-        and event.command_type == "JoinCombatant"
-        and bool(event.payload.get("hidden"))
-    )
-
-
-def _controller(event: DomainEvent) -> str:
-    if isinstance(event, CombatantJoined):
-        return event.controller
-    assert isinstance(event, CommandIssued)
-    return str(event.payload.get("controller", ""))

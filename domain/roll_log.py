@@ -24,11 +24,16 @@ class RollLogOpened(DomainEvent):
     # The campaign whose members may read it; absent for a free-standing log. Added with a
     # default, so the stored v1 shape still reads unchanged.
     campaign_id: UUID | None = None
+    # A GM's secret log (GM秘匿): its faces are shown to the GM alone until the seed is
+    # revealed (docs/visibility.md). A default, so stored logs read as they were: not secret.
+    secret: bool = False
 
 
 class DiceRolled(DomainEvent):
     event_type = "DiceRolled"
     result: RollResult
+    # This roll alone is secret (BCDice's `S` prefix); defaulted like `secret` above.
+    secret: bool = False
 
 
 class DiceSeedRevealed(DomainEvent):
@@ -52,6 +57,12 @@ class RollLog(BaseModel):
     campaign_id: UUID | None = None
     rolls: tuple[RollResult, ...] = ()
     revealed_seed: str | None = None
+    secret: bool = False
+    secret_rolls: frozenset[int] = frozenset()  # roll sequences rolled as secret
+    rolled_by: tuple[str, ...] = ()  # who rolled each roll, by roll sequence
+
+    def is_secret(self, roll_seq: int) -> bool:
+        return self.secret or roll_seq in self.secret_rolls
 
     @property
     def opened(self) -> bool:
@@ -62,10 +73,22 @@ def evolve(state: RollLog, event: DomainEvent) -> RollLog:
     match event:
         case RollLogOpened(name=name, commitment=commitment, campaign_id=campaign_id):
             return state.model_copy(
-                update={"name": name, "commitment": commitment, "campaign_id": campaign_id}
+                update={
+                    "name": name,
+                    "commitment": commitment,
+                    "campaign_id": campaign_id,
+                    "secret": event.secret,
+                }
             )
         case DiceRolled(result=result):
-            return state.model_copy(update={"rolls": (*state.rolls, result)})
+            secret = state.secret_rolls | ({result.roll_seq} if event.secret else set())
+            return state.model_copy(
+                update={
+                    "rolls": (*state.rolls, result),
+                    "secret_rolls": secret,
+                    "rolled_by": (*state.rolled_by, event.by),
+                }
+            )
         case DiceSeedRevealed(server_seed=seed):
             return state.model_copy(update={"revealed_seed": seed})
     return state
@@ -75,9 +98,19 @@ KIND = AggregateKind[RollLog]("roll_log", lambda i: RollLog(id=i), evolve, lambd
 
 
 def open_log(
-    name: str, commitment: str, *, at: datetime, by: str, campaign_id: UUID | None = None
+    name: str,
+    commitment: str,
+    *,
+    at: datetime,
+    by: str,
+    campaign_id: UUID | None = None,
+    secret: bool = False,
 ) -> list[DomainEvent]:
-    return [RollLogOpened(name=name, commitment=commitment, campaign_id=campaign_id, at=at, by=by)]
+    return [
+        RollLogOpened(
+            name=name, commitment=commitment, campaign_id=campaign_id, secret=secret, at=at, by=by
+        )
+    ]
 
 
 def roll_dice(
@@ -89,6 +122,7 @@ def roll_dice(
     purpose: str,
     at: datetime,
     by: str,
+    secret: bool = False,
 ) -> list[DomainEvent]:
     """Roll with the log's seed; the roll sequence is the number of rolls so far."""
     if state.revealed_seed is not None:
@@ -101,7 +135,9 @@ def roll_dice(
         purpose=purpose,
         client_seed=client_seed,
     )
-    return [DiceRolled(result=result, at=at, by=by)]
+    # A secret roll by the notation (BCDice `S`, once the parser says so) or by the request.
+    secret = secret or bool(getattr(result, "secret", False))
+    return [DiceRolled(result=result, secret=secret, at=at, by=by)]
 
 
 def reveal(state: RollLog, server_seed: bytes, *, at: datetime, by: str) -> list[DomainEvent]:

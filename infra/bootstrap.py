@@ -30,6 +30,7 @@ from infra.services.executor import Executor
 from infra.services.roll_log import RollLogService
 from infra.services.scenarios import ScenarioService
 from infra.services.units import UnitService
+from infra.services.visibility import VisibilityService
 from infra.services.watched_states import WatchedStates
 from infra.settings import Settings
 from infra.store.ledger import Ledger, is_unavailable, open_ledger
@@ -71,6 +72,7 @@ class Runtime:
         self.character_states = WatchedStates[Character](self.append_watch)
         self.disputes = DisputeService(self.executor, utc_now)
         self.audit = AuditService(self.ledger, self.executor)
+        self.visibility = VisibilityService(self.ledger)
         self.characters = CharacterService(self.executor, utc_now)
         self.units = UnitService(self.executor, utc_now)
         self.scenarios = ScenarioService(self.executor, utc_now)

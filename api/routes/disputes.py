@@ -2,19 +2,20 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, cast
 from uuid import UUID
 
 from fastapi import APIRouter, Depends, Query
 from pydantic import BaseModel, Field, JsonValue
 
 from api.deps import RuntimeDep
-from api.encounter_views import EncounterPublic, describe
+from api.encounter_views import EncounterPublic, describe, lens_for, reader_of
 from api.routes.encounters import actor, load_for
 from api.security import GM_ONLY, READERS, WRITERS, PrincipalDep
 from api.writes import idempotency_key
 from domain.encounter.replay import Amendment, ReplayResult
-from infra.services.audit import AuditEntry
+from domain.visibility.encounter import Policy
+from infra.services.audit import AuditEntry, seen_through
 from infra.services.executor import Idempotency
 
 router = APIRouter(prefix="/v1/encounters", tags=["audit"])
@@ -87,16 +88,31 @@ class ReplayOut(BaseModel):
     missing: str | None = Field(description="The die the replay lacks before the reveal.")
 
 
-def _out(result: ReplayResult) -> ReplayOut:
-    divergence = Divergence(**vars(result.divergence)) if result.divergence else None
+def _out(result: ReplayResult, policy: Policy) -> ReplayOut:
+    """The replay as the reader may see it: the divergent command's outcomes are one block
+    (withheld whole if they name a hidden combatant), differences per combatant."""
+    divergence = None
+    if result.divergence is not None:
+        found = result.divergence
+        both: JsonValue = {"original": list(found.original), "replayed": list(found.replayed)}
+        about = bool(policy.named_in(both)) or None  # one command's outcomes: one block
+        outcomes = policy.record(both, about_hidden=about)
+        assert isinstance(outcomes, dict)
+        refused = _text(policy, found.refused, about)
+        divergence = Divergence.model_validate(vars(found) | outcomes | {"refused": refused})
+    differences = policy.record(cast(JsonValue, result.differences))
     return ReplayOut(
         complete=result.complete,
         options=result.options,
         divergence=divergence,
-        differences=result.differences,
+        differences=cast(dict[str, dict[str, dict[str, Any]]], differences),
         extra_dice=result.extra_dice,
-        missing=result.missing,
+        missing=_text(policy, result.missing),
     )
+
+
+def _text(policy: Policy, text: str | None, about: bool | None = None) -> str | None:
+    return None if text is None else policy.text(text, about_hidden=about)
 
 
 def _amendment(body: WhatIf) -> Amendment | None:
@@ -108,11 +124,15 @@ def what_if(
     encounter_id: UUID, body: WhatIf, runtime: RuntimeDep, who: PrincipalDep, key: KeyDep
 ) -> ReplayOut:
     """Re-run the encounter under other options or one amended command; nothing is stored."""
-    load_for(runtime, who, encounter_id, READERS)
+    state, _ = load_for(runtime, who, encounter_id, READERS)
     result = runtime.disputes.what_if(
         encounter_id, options=body.options, amendment=_amendment(body)
     )
-    return _out(result)
+    # Withheld: whoever is hidden in the fight as recorded, and in the fight as replayed
+    # (an amended join can hide a combatant, or try to unhide one: the original still rules).
+    replayed = result.state.combatants if result.state is not None else ()
+    policy = Policy.for_reader(reader_of(who), (*state.combatants, *replayed))
+    return _out(result, policy)
 
 
 @router.get("/{encounter_id}/at", response_model=EncounterPublic)
@@ -135,7 +155,8 @@ def audit_trail(encounter_id: UUID, runtime: RuntimeDep, who: PrincipalDep) -> l
     """Every ruling in order, with the evidence: rule texts, inputs, each die (recomputed once
     the seed is revealed), options, the command behind it and its disputes (from the log)."""
     load_for(runtime, who, encounter_id, READERS)
-    return runtime.audit.trail(encounter_id)
+    trail = runtime.audit.trail(encounter_id)
+    return seen_through(trail, lens_for(runtime, who, encounter_id))
 
 
 @router.get("/{encounter_id}/disputes", response_model=list[DisputePublic])

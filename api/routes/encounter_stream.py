@@ -28,7 +28,7 @@ from fastapi.security import HTTPAuthorizationCredentials
 from pydantic import BaseModel, Field
 
 from api.deps import RuntimeDep
-from api.encounter_views import EventPublic, event_public
+from api.encounter_views import EventPublic, event_public, lens_for
 from api.routes.encounters import load_for
 from api.security import READERS, PrincipalDep, bearer, current_principal
 from infra.bootstrap import Runtime
@@ -63,8 +63,9 @@ def events(
     load_for(runtime, who, encounter_id, READERS)
     page = read_page(runtime.ledger, encounter_id, after=after, limit=limit + 1)
     shown = page[:limit]
+    lens = lens_for(runtime, who, encounter_id)
     return EventPage(
-        events=[event_public(r, who) for r in shown],
+        events=[event_public(r, lens) for r in shown],
         next_cursor=shown[-1].version if shown else after,
         more=len(page) > limit,
     )
@@ -155,8 +156,10 @@ async def _feed(
         page = await run_in_threadpool(
             read_page, runtime.ledger, encounter_id, after=after, limit=want
         )
+        lens = await run_in_threadpool(lens_for, runtime, who, encounter_id) if page else None
         for recorded in page:
-            yield _frame(event_public(recorded, who))
+            assert lens is not None
+            yield _frame(event_public(recorded, lens))
             after, sent, quiet_since = recorded.version, sent + 1, time.monotonic()
         if limit is not None and sent >= limit:
             return

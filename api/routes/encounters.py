@@ -10,14 +10,17 @@ from pydantic import BaseModel, Field, JsonValue
 
 from api.deps import RuntimeDep
 from api.encounter_commands import EncounterCommand
-from api.encounter_views import EncounterPublic, describe
+from api.encounter_views import EncounterPublic, describe, lens_for, reader_of
 from api.security import GM_ONLY, READERS, WRITERS, PrincipalDep, require
 from api.writes import etag, guard, idempotency_key, if_match
 from domain.encounter.aggregate import Encounter
+from domain.rules.errors import RuleViolation
+from domain.visibility.encounter import Policy
 from infra.bootstrap import Runtime
 from infra.services.campaigns import Principal, PrincipalRole
 from infra.services.encounters import Actor
 from infra.services.executor import Idempotency
+from infra.services.visibility import Lens
 
 router = APIRouter(tags=["encounters"])
 
@@ -102,8 +105,13 @@ def load_for(
     return state, at
 
 
-def _answer(answer: dict[str, Any], response: Response) -> CommandAnswer:
+def _answer(answer: dict[str, Any], response: Response, seen: Lens | None = None) -> CommandAnswer:
+    """The answer to a command; `seen`: the caller's view, for the rulings it made (a
+    player's hit on a hidden enemy does not answer with its defence and HP)."""
     etag(response, answer["version"])
+    if seen is not None and not seen.sees_all:
+        version = int(answer["version"])
+        answer = answer | {"rulings": [seen.record(version, r) for r in answer["rulings"]]}
     return CommandAnswer.model_validate(answer)
 
 
@@ -173,18 +181,23 @@ def command(
     """Issue a command on the version you read (If-Match); the answer lists the dice rolled
     and the rulings made."""
     write = guard(key, version, required=True)
-    load_for(runtime, who, encounter_id, WRITERS)
-    answer = runtime.encounters.command(
-        encounter_id,
-        actor(who),
-        body.command,
-        body.payload(),
-        expected_version=write.expected_version,
-        client_seed=body.client_seed,
-        hand_faces=body.hand_faces,
-        idempotency=write.idempotency,
-    )
-    return _answer(answer, response)
+    state, _ = load_for(runtime, who, encounter_id, WRITERS)
+    try:
+        answer = runtime.encounters.command(
+            encounter_id,
+            actor(who),
+            body.command,
+            body.payload(),
+            expected_version=write.expected_version,
+            client_seed=body.client_seed,
+            hand_faces=body.hand_faces,
+            idempotency=write.idempotency,
+        )
+    except RuleViolation as refused:
+        # The rules' message may quote a hidden target's numbers: judged like a log line.
+        policy = Policy.for_reader(reader_of(who), state.combatants)
+        raise RuleViolation(refused.rule_id, policy.text(refused.detail)) from None
+    return _answer(answer, response, lens_for(runtime, who, encounter_id))
 
 
 @router.post("/v1/encounters/{encounter_id}/reveal", response_model=CommandAnswer)

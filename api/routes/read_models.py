@@ -10,10 +10,16 @@ from fastapi import APIRouter, Query
 from pydantic import BaseModel, Field
 
 from api.deps import RuntimeDep
+from api.encounter_views import lens_for
 from api.resources import require_reader
 from api.routes.encounters import load_for
 from api.security import READERS, PrincipalDep
 from infra.projector.reads import Reflected
+from infra.services.visibility import Lens
+
+# What of a read-model row is about the event it reflects (the rest: keys and positions).
+_LOG_TEXTS = ("line_en", "line_ja")
+_RULING_PARTS = ("inputs", "outcome", "summary_en", "summary_ja", "subjects")
 
 router = APIRouter(prefix="/v1", tags=["read models"])
 
@@ -31,12 +37,27 @@ class ReadModelPage(BaseModel):
     )
 
 
-def _page(found: Reflected) -> ReadModelPage:
+def _page(found: Reflected, seen: Any = dict) -> ReadModelPage:
     return ReadModelPage(
-        rows=[dict(r) for r in found.rows],
+        rows=[seen(r) for r in found.rows],
         reflects={str(k): v for k, v in found.positions.items()},
         parked={str(k): v for k, v in found.parked.items()},
     )
+
+
+def _line(lens: Lens, row: Any) -> dict[str, Any]:
+    """A log line as the reader may see it (numbers withheld in a hidden combatant's block)."""
+    line = dict(row)
+    for name in _LOG_TEXTS:
+        line[name] = lens.text(int(line["version"]), str(line[name]))
+    return line
+
+
+def _ruling(lens: Lens, row: Any) -> dict[str, Any]:
+    ruling = dict(row)
+    shown = lens.record(int(ruling["version"]), {k: ruling[k] for k in _RULING_PARTS})
+    assert isinstance(shown, dict)
+    return ruling | shown
 
 
 @router.get("/characters/{character_id}/hp-ledger", response_model=ReadModelPage)
@@ -56,7 +77,9 @@ def encounter_log(
 ) -> ReadModelPage:
     """One readable line per event, in English and Japanese, with rule IDs."""
     load_for(runtime, who, encounter_id, READERS)
-    return _page(runtime.read_models.encounter_log(encounter_id, after_version=after))
+    found = runtime.read_models.encounter_log(encounter_id, after_version=after)
+    lens = lens_for(runtime, who, encounter_id)  # after the read: it knows every row's block
+    return _page(found, lambda row: _line(lens, row))
 
 
 @router.get("/encounters/{encounter_id}/rulings/search", response_model=ReadModelPage)
@@ -71,11 +94,11 @@ def rulings(
     """The encounter's rulings from the read model, searchable by rule ID, combatant and
     dispute (fast; for the full evidence of each ruling see `/rulings`)."""
     load_for(runtime, who, encounter_id, READERS)
-    return _page(
-        runtime.read_models.rulings(
-            encounter_id=encounter_id, rule_id=rule_id, subject=subject, disputed=disputed
-        )
+    found = runtime.read_models.rulings(
+        encounter_id=encounter_id, rule_id=rule_id, subject=subject, disputed=disputed
     )
+    lens = lens_for(runtime, who, encounter_id)
+    return _page(found, lambda row: _ruling(lens, row))
 
 
 @router.get("/campaigns/{campaign_id}/timeline", response_model=ReadModelPage)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from typing import Annotated, Any, Literal, Self
 from uuid import UUID
 
@@ -9,9 +10,11 @@ from fastapi import APIRouter, Depends, HTTPException, Response, status
 from pydantic import BaseModel, Field, model_validator
 
 from api.deps import RuntimeDep
+from api.encounter_views import reader_of
 from api.security import GM_ONLY, READERS, WRITERS, PrincipalDep, require
 from api.writes import etag, idempotency_key
 from domain.roll_log import RollLog
+from domain.visibility.rolls import roll_view
 from infra.bootstrap import Runtime
 from infra.services.campaigns import Principal, PrincipalRole
 from infra.services.executor import Idempotency
@@ -33,6 +36,11 @@ class RollCreate(BaseModel):
     name: str = Field(default="table rolls", min_length=1, max_length=200, examples=["GM秘匿"])
     purpose: str = Field(default="table roll", max_length=200)
     client_seed: str | None = Field(default=None, max_length=200)
+    secret: bool = Field(
+        default=False,
+        description="Secret (GM秘匿): opening a log, the whole log; rolling, this roll. Its "
+        "faces are shown to the GM and the roller alone until the log's seed is revealed.",
+    )
 
     @model_validator(mode="after")
     def something_to_do(self) -> Self:
@@ -43,13 +51,18 @@ class RollCreate(BaseModel):
 
 class RollPublic(BaseModel):
     roll_seq: int
+    secret: bool = Field(description="Rolled in secret (a secret log, or BCDice's S prefix).")
+    withheld: bool = Field(
+        description="A secret roll you may not see yet: only its number is shown until the "
+        "log's seed is revealed (docs/visibility.md)."
+    )
     expression: str
     comment: str
     purpose: str
     source: Literal["server", "hand"]
     client_seed: str | None
     faces: list[int]
-    total: int
+    total: int | None
     success: bool | None
     text: str = Field(examples=["(2D6+3>=10) ＞ 7[3,4]+3 ＞ 10 ＞ 成功"])
 
@@ -62,6 +75,7 @@ class RollLogPublic(BaseModel):
     commitment: str = Field(description="sha256 of the server seed, published at opening.")
     revealed_seed: str | None
     rolls: int
+    secret: bool = Field(description="A secret log: its rolls are secret until revealed.")
 
 
 class RollLogFull(RollLogPublic):
@@ -90,7 +104,25 @@ class RollLogAudit(BaseModel):
 
 
 def _roll(data: dict[str, Any]) -> RollPublic:
-    return RollPublic.model_validate(data | {"faces": [r["value"] for r in data["rands"]]})
+    """A roll as its roller sees it, in the answer to their own request."""
+    faces = [r["value"] for r in data["rands"]]
+    return RollPublic.model_validate(data | {"faces": faces, "withheld": False})
+
+
+def _seen(state: RollLog, who: Principal) -> list[RollPublic]:
+    """Every roll of the log as `who` may see it (domain.visibility.rolls)."""
+    reader = reader_of(who)
+    views = (
+        roll_view(
+            result,
+            reader,
+            secret=state.is_secret(result.roll_seq),
+            rolled_by=by,
+            revealed=state.revealed_seed is not None,
+        )
+        for result, by in zip(state.rolls, state.rolled_by, strict=True)
+    )
+    return [RollPublic.model_validate(asdict(view)) for view in views]
 
 
 def _public(answer: dict[str, Any]) -> RollLogPublic:
@@ -121,7 +153,7 @@ def roll(
     log_id = body.roll_log_id
     if log_id is None:
         opened = runtime.roll_logs.open(
-            body.name, by=who.actor, campaign_id=campaign_id, idempotency=key
+            body.name, by=who.actor, campaign_id=campaign_id, secret=body.secret, idempotency=key
         )
         log_id = UUID(opened["id"])
         response.status_code = status.HTTP_201_CREATED
@@ -140,6 +172,7 @@ def roll(
         by=who.actor,
         purpose=body.purpose,
         client_seed=body.client_seed,
+        secret=body.secret,
         idempotency=rolled_key,
     )
     etag(response, answer["version"])
@@ -161,7 +194,8 @@ def get_roll_log(
         commitment=state.commitment,
         revealed_seed=state.revealed_seed,
         rolls=len(state.rolls),
-        entries=[_roll(r.model_dump(mode="json")) for r in state.rolls],
+        secret=state.secret,
+        entries=_seen(state, who),
     )
 
 

@@ -25,6 +25,7 @@ from domain.events import DomainEvent
 from domain.rules.records import EncounterDiceRolled, RulingRecorded
 from infra.rule_texts import anchor, rule_text
 from infra.services.executor import Executor
+from infra.services.visibility import Lens
 from infra.store.ledger import Ledger
 from infra.store.mapper import Recorded
 from infra.store.stream_page import read_page
@@ -119,6 +120,41 @@ class AuditEntry(BaseModel):
     options_in_force: dict[str, JsonValue]
     command: CommandAudit | None
     disputes: list[DisputeAudit]
+
+
+def seen_through(entries: Sequence[AuditEntry], lens: Lens) -> list[AuditEntry]:
+    """The trail as one reader may see it: each ruling's inputs, outcome, summaries and the
+    command behind it, judged with the block they belong to (docs/visibility.md). Rule
+    texts, options, dice and disputes are the table's and stay."""
+    if lens.sees_all:
+        return list(entries)
+    return [_seen(entry, lens) for entry in entries]
+
+
+def _seen(entry: AuditEntry, lens: Lens) -> AuditEntry:
+    parts: dict[str, JsonValue] = {
+        "inputs": entry.inputs,
+        "outcome": entry.outcome,
+        "summary_en": entry.summary_en,
+        "summary_ja": entry.summary_ja,
+        "command": entry.command.payload if entry.command else None,
+    }
+    shown = lens.record(entry.version, parts)
+    assert isinstance(shown, dict)
+    command = entry.command
+    if command is not None:
+        payload = shown["command"]
+        assert isinstance(payload, dict)
+        command = command.model_copy(update={"payload": payload})
+    return entry.model_copy(
+        update={
+            "inputs": shown["inputs"],
+            "outcome": shown["outcome"],
+            "summary_en": shown["summary_en"],
+            "summary_ja": shown["summary_ja"],
+            "command": command,
+        }
+    )
 
 
 class AuditService:

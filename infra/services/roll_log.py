@@ -27,13 +27,14 @@ class RollLogService:
         *,
         by: str,
         campaign_id: UUID | None = None,
+        secret: bool = False,
         idempotency: Idempotency | None = None,
     ) -> Response:
         """Open a log and publish the commitment to its server seed."""
         log_id = new_stream_id(idempotency)
         seed = derive_server_seed(self.master_key, log_id)
         events = roll_log.open_log(
-            name, commitment(seed), at=self.clock(), by=by, campaign_id=campaign_id
+            name, commitment(seed), at=self.clock(), by=by, campaign_id=campaign_id, secret=secret
         )
         return self.executor.create(
             roll_log.KIND,
@@ -52,6 +53,7 @@ class RollLogService:
         by: str,
         purpose: str = "table roll",
         client_seed: str | None = None,
+        secret: bool = False,
         idempotency: Idempotency | None = None,
     ) -> Response:
         """Roll server dice in the log; the response carries the recorded roll."""
@@ -67,9 +69,14 @@ class RollLogService:
                 purpose=purpose,
                 at=self.clock(),
                 by=by,
+                secret=secret,
             ),
             lambda state, version: (
-                _describe(state, version) | {"roll": state.rolls[-1].model_dump(mode="json")}
+                _describe(state, version)
+                | {
+                    "roll": state.rolls[-1].model_dump(mode="json")
+                    | {"secret": state.is_secret(state.rolls[-1].roll_seq)}
+                }
             ),
             idempotency=idempotency,
         )
@@ -105,4 +112,5 @@ def _describe(state: roll_log.RollLog, version: int) -> Response:
         "commitment": state.commitment,
         "rolls": len(state.rolls),
         "revealed_seed": state.revealed_seed,
+        "secret": state.secret,
     }

@@ -68,8 +68,11 @@ def test_a_what_if_replay_shows_the_divergence_and_stores_nothing(client: TestCl
     body = answer.json()
     assert body["complete"]
     assert body["divergence"]["command_type"] == "TakeHit"
-    # attack 180 − 50 = 130 vs damage 70 × 1.5 = 105
-    assert body["differences"]["grunt"]["hp"] == {"original": 321 - 130, "replay": 321 - 105}
+    # attack 180 − 50 = 130 vs damage 70 × 1.5 = 105: the GM sees the grunt's HP, the
+    # player only that it differs (the grunt is hidden: docs/visibility.md)
+    assert body["differences"]["grunt"]["hp"] == {"original": None, "replay": None}
+    by_gm = post(fight, "/replay", {"options": {"situation_bonus_applies_to": "damage"}}).json()
+    assert by_gm["differences"]["grunt"]["hp"] == {"original": 321 - 130, "replay": 321 - 105}
     assert fight.version() == before
 
 

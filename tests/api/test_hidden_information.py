@@ -1,0 +1,363 @@
+"""Hidden information never reaches a reader who may not see it (issue 15 §1, docs/visibility.md).
+
+Given a fight under each rule system in which the GM keeps one combatant hidden — its sheet
+and state made of distinctive four-digit numbers (HP 7919, armour 1031, INI 1427, …) — when
+every reader (a player, another player, a viewer, a sheet site) reads every read surface,
+then none of the hidden combatant's values appears anywhere in any answer; and the GM, who
+may see them, does find them (so the search can fail). The matrix is surface × reader ×
+rule system; a finding names all three and the value.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+import pytest
+from fastapi.testclient import TestClient
+
+from infra import demo_ak, demo_wz
+from infra.bootstrap import Runtime
+from infra.demo import DemoTable
+from tests.api.conftest import auth, key
+from tests.support.runtime import log_heads
+from tests.unit.encounter.table import sheet, weapon
+
+pytestmark = pytest.mark.postgres
+
+READERS = ("aoi", "kai", "mio", "site")  # the controlling player, another, a viewer, a site
+SURFACES = (
+    "state",
+    "time travel (?version=)",
+    "time travel (/at)",
+    "events",
+    "stream",
+    "log",
+    "rulings (read model)",
+    "rulings (audit trail)",
+    "replay",
+    "replay, hidden join amended",
+    "command answers",
+    "crews",
+    "points",
+    "disputes",
+    "audit (dice)",
+    "campaign timeline",
+    "web audit bundle",
+)
+# A number in an answer, not a piece of a hash, a UUID, a timestamp or a longer number.
+NUMBER = r"(?<![\w.])(?<!\w-){}(?![\w\-]|\.\d)"
+
+
+@dataclass
+class Table:
+    """A fight with a hidden combatant, every reader's token, and what players were answered."""
+
+    ruleset: str
+    client: TestClient
+    encounter: str
+    hidden: str
+    tokens: dict[str, str]
+    campaign: str
+    answers: dict[str, list[Any]] = field(default_factory=dict)
+    hidden_join: int = 0  # index of the hidden combatant's JoinCombatant among the commands
+    amended_sheet: dict[str, Any] = field(default_factory=dict)
+
+    def get(self, path: str, who: str, **params: Any) -> httpx.Response:
+        return self.client.get(
+            f"/v1/encounters/{self.encounter}{path}", headers=auth(self.tokens[who]), params=params
+        )
+
+    def post(self, path: str, who: str, body: dict[str, Any]) -> httpx.Response:
+        headers = auth(self.tokens[who]) | key()
+        return self.client.post(
+            f"/v1/encounters/{self.encounter}{path}", headers=headers, json=body
+        )
+
+
+class Recording(DemoTable):
+    """The demo's table, hiding the GM's combatant and keeping each player's answers."""
+
+    def __init__(self, http: httpx.Client, hidden: str, answers: dict[str, list[Any]]) -> None:
+        super().__init__(http)
+        self.hidden = hidden
+        self.answers = answers
+
+    def command(self, body: dict[str, Any], who: str = "gm") -> Any:
+        if body.get("command") == "JoinCombatant" and body["combatant_id"] == self.hidden:
+            body = body | {"hidden": True}
+        answer = super().command(body, who)
+        self.answers.setdefault(who, []).append(answer)
+        return answer
+
+
+def _campaign(table: DemoTable, ruleset: str) -> str:
+    opened = table.call(
+        "POST", "/v1/campaigns", json={"name": "秘匿", "gm_member_id": "gm", "ruleset": ruleset}
+    )
+    table.tokens["gm"], campaign = str(opened["token"]), str(opened["id"])
+    for member, role in (("aoi", "player"), ("kai", "player"), ("mio", "viewer")):
+        path = f"/v1/campaigns/{campaign}"
+        table.call("POST", f"{path}/members", json={"member_id": member, "role": role})
+        issued = table.call("POST", f"{path}/tokens", json={"kind": "member", "member_id": member})
+        table.tokens[member] = str(issued["token"])
+    site = table.call("POST", f"/v1/campaigns/{campaign}/tokens", json={"kind": "site"})
+    table.tokens["site"] = str(site["token"])
+    return campaign
+
+
+def _join_all(
+    table: DemoTable, campaign: str, battle_map: dict[str, Any], combatants: list[Any]
+) -> None:
+    opened = table.call(
+        "POST", f"/v1/campaigns/{campaign}/encounters", json={"battle_map": battle_map}
+    )
+    table.encounter = str(opened["id"])
+    for cid, name, controller, side, body in combatants:
+        table.command(
+            {
+                "command": "JoinCombatant",
+                "combatant_id": cid,
+                "name": name,
+                "side": side,
+                "controller": controller,
+                "sheet": body,
+            }
+        )
+
+
+# --- the three fights ------------------------------------------------------------------------
+
+GRUNT_STATS = {
+    "phys_atk": 1117,
+    "phys_def": 1303,
+    "perc_atk": 1409,
+    "perc_def": 1511,
+    "evasion": 1601,
+    "melee_hit": 1613,
+    "ranged_hit": 1709,
+    "move": 1811,
+    "hp": 7919,
+    "reaction": 1823,  # acts first
+    "resistance": 1933,
+}
+
+
+def glorious_drive(client: TestClient) -> Table:
+    """The hidden grunt (reaction 1823) acts first: its rifle (attack 1913) hits wing, and
+    kai's TakeHit is answered with that ruling; then ace (aoi's) shoots the grunt (HP 7919,
+    defence 1303: the minimum damage is what it loses, GD-DMG-1)."""
+    answers: dict[str, list[Any]] = {}
+    table = Recording(client, "grunt", answers)
+    campaign = _campaign(table, "glorious_drive")
+    grunt = sheet(4, 1, hp=7919, weapons=[weapon(attack=1913, range=9)], stats=GRUNT_STATS)
+    _join_all(
+        table,
+        campaign,
+        {"width": 12, "height": 12},
+        [
+            ("ace", "エース", "aoi", "pc", sheet(1, 1, reaction=20)),
+            ("wing", "ウィング", "kai", "pc", sheet(1, 2, reaction=10)),
+            ("grunt", "グラント", "gm", "enemy", grunt),
+        ],
+    )
+    table.command({"command": "RollInitiative"})
+    for body, who in (
+        ({"command": "Cleanup", "combatant_id": "grunt"}, "gm"),
+        ({"command": "DeclareAttack", "combatant_id": "grunt", "target": "wing"}, "gm"),
+        ({"command": "TakeHit", "combatant_id": "wing"}, "kai"),
+        ({"command": "Cleanup", "combatant_id": "ace"}, "aoi"),
+        ({"command": "DeclareAttack", "combatant_id": "ace", "target": "grunt"}, "aoi"),
+        ({"command": "TakeHit", "combatant_id": "grunt"}, "gm"),
+    ):
+        table.command(body, who)
+    return Table(
+        "glorious_drive",
+        client,
+        table.encounter,
+        "grunt",
+        table.tokens,
+        campaign,
+        answers,
+        hidden_join=2,
+        amended_sheet=sheet(4, 1),
+    )
+
+
+def wizardry_round(client: TestClient) -> Table:
+    """The demo's two rounds (infra/demo_wz.py), the ogre hidden: INI 1427, AC 1213,
+    endurance 1319."""
+    answers: dict[str, list[Any]] = {}
+    table = Recording(client, "ogre", answers)
+    campaign = _campaign(table, "wizardry_round")
+    combatants = [
+        (cid, name, controller, side, body)
+        if cid != "ogre"
+        else (cid, name, controller, side, body | {"ini": 1427, "ac": 1213, "endurance": 1319})
+        for cid, name, controller, side, body in demo_wz.COMBATANTS
+    ]
+    _join_all(table, campaign, {}, combatants)
+    demo_wz.play(table)
+    return Table(
+        "wizardry_round",
+        client,
+        table.encounter,
+        "ogre",
+        table.tokens,
+        campaign,
+        answers,
+        hidden_join=3,
+        amended_sheet={"ini": 8, "ac": 5, "endurance": 10},
+    )
+
+
+def armor_knights(client: TestClient) -> Table:
+    """The demo's duel (infra/demo_ak.py), blue hidden: armour 1031 physical, 1049 beam."""
+    answers: dict[str, list[Any]] = {}
+    table = Recording(client, "blue", answers)
+    campaign = _campaign(table, "armor_knights")
+    blue = demo_ak._knight(5) | {"armor": {"physical": 1031, "beam": 1049}}
+    _join_all(
+        table,
+        campaign,
+        {"width": 8, "height": 3},
+        [demo_ak.COMBATANTS[0], (*demo_ak.COMBATANTS[1][:4], blue)],
+    )
+    demo_ak.play(table)
+    return Table(
+        "armor_knights",
+        client,
+        table.encounter,
+        "blue",
+        table.tokens,
+        campaign,
+        answers,
+        hidden_join=1,
+        amended_sheet=demo_ak._knight(5),
+    )
+
+
+FIGHTS: dict[str, Callable[[TestClient], Table]] = {
+    "glorious_drive": glorious_drive,
+    "wizardry_round": wizardry_round,
+    "armor_knights": armor_knights,
+}
+
+
+# --- what is secret, and where a reader looks ----------------------------------------------
+
+
+def _numbers(value: Any) -> Iterator[int]:
+    if isinstance(value, bool):
+        return
+    if isinstance(value, int):
+        yield value
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _numbers(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _numbers(item)
+
+
+def secrets(table: Table) -> set[int]:
+    """Every distinctive number of the hidden combatant, as the GM saw it at every version:
+    its sheet and its live state (HP after each hit, armour after each effect)."""
+    found: set[int] = set()
+    now = table.get("", "gm").json()["version"]
+    for version in range(1, now + 1):
+        for combatant in table.get("", "gm", version=version).json()["combatants"]:
+            if combatant["combatant_id"] == table.hidden:
+                found |= set(_numbers(combatant["sheet"])) | set(_numbers(combatant["status"]))
+    return {n for n in found if n >= 1000}
+
+
+def _caught_up(table: Table, runtime: Runtime, path: str) -> None:
+    heads = log_heads(runtime)
+    for _ in range(400):
+        body = table.get(path, "gm").json()
+        if all(body["reflects"].get(str(s), 0) >= h for s, h in enumerate(heads)):
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"{path} never caught up with {heads}")
+
+
+def answers(table: Table, who: str) -> dict[str, Any]:
+    """Every read surface's answer to `who`, as text."""
+    now = table.get("", who).json()["version"]
+    commands = [
+        e
+        for e in table.get("/events", who, limit=500).json()["events"]
+        if e["type"] == "CommandIssued"
+    ]
+    join = commands[table.hidden_join]["payload"]["payload"]
+    amended = {k: v for k, v in join.items() if k != "hidden"} | {"sheet": table.amended_sheet}
+    found: dict[str, Any] = {
+        "state": table.get("", who).text,
+        "time travel (?version=)": [table.get("", who, version=v).text for v in range(1, now + 1)],
+        "time travel (/at)": [table.get("/at", who, turn=t).text for t in (0, 1, 2)],
+        "events": table.get("/events", who, limit=500).text,
+        "stream": table.get("/stream", who, after=0, limit=now).text,
+        "log": table.get("/log", who).text,
+        "rulings (read model)": table.get("/rulings/search", who).text,
+        "rulings (audit trail)": table.get("/rulings", who).text,
+        "replay": table.post("/replay", who, {"options": {}}).text,
+        "replay, hidden join amended": table.post(
+            "/replay",
+            who,
+            {"amendment": {"command": table.hidden_join, "payload": amended}},
+        ).text,
+        "command answers": json.dumps(table.answers.get(who, [])),
+        "crews": table.get("/crews", who).text,
+        "points": table.get("/points", who).text,
+        "disputes": table.get("/disputes", who).text,
+        "audit (dice)": table.get("/audit", who).text,
+        "campaign timeline": table.client.get(
+            f"/v1/campaigns/{table.campaign}/timeline", headers=auth(table.tokens[who])
+        ).text,
+    }
+    # The table page's "Download the audit bundle": what the page fetched, in one file.
+    found["web audit bundle"] = json.dumps(
+        [found["state"], found["events"], found["rulings (audit trail)"], found["audit (dice)"]]
+    )
+    return found
+
+
+def leaks(text: Any, values: set[int]) -> list[int]:
+    blob = text if isinstance(text, str) else json.dumps(text, ensure_ascii=False)
+    return sorted(v for v in values if re.search(NUMBER.format(v), blob))
+
+
+@pytest.fixture
+def projected(runtime: Runtime) -> Runtime:
+    runtime.start_projector()
+    return runtime
+
+
+@pytest.mark.parametrize("ruleset", sorted(FIGHTS))
+def test_no_reader_finds_a_hidden_combatants_values_anywhere(
+    ruleset: str, client: TestClient, projected: Runtime
+) -> None:
+    table = FIGHTS[ruleset](client)
+    assert table.post("/reveal", "gm", {}).status_code == 200  # the audit surface needs it
+    for path in ("/log", "/rulings/search"):
+        _caught_up(table, projected, path)
+    values = secrets(table)
+    assert len(values) >= 3, values  # the fight did put distinctive numbers in play
+    seen_by_gm = answers(table, "gm")
+    assert leaks(seen_by_gm["state"], values), "the GM must see the hidden sheet"
+    found = {
+        (surface, who, value)
+        for who in READERS
+        for surface, text in answers(table, who).items()
+        for value in leaks(text, values)
+    }
+    tried = len(SURFACES) * len(READERS)
+    assert not found, f"{ruleset}: {len(found)} leaks over {tried} surface × reader cases: " + (
+        "; ".join(f"{s} to {w}: {v}" for s, w, v in sorted(found))
+    )
