@@ -198,7 +198,11 @@ def render(result: VerifyResult, console: Console) -> None:
     for receipt in result.receipts:
         mark = "ok  " if receipt.holds else "FAIL"
         typer.echo(f"{mark} receipt {receipt.receipt}: {receipt.detail}")
-    typer.echo("Receipts to keep (the head of each shard; copy them exactly):")
+    typer.echo(
+        "Receipts to keep (the head of each shard; copy them exactly):"
+        if result.ok
+        else "Heads as they stand now (no receipt to keep: the log failed its checks):"
+    )
     for shard in result.shards:
         typer.echo(shard.receipt)
     typer.echo("verdict: " + ("everything holds" if result.ok else "TAMPERING FOUND"))
@@ -224,6 +228,9 @@ def _shard_lines(shard: ShardResult) -> list[str]:
 
 
 def _dice_table(findings: list[DiceFinding], console: Console) -> None:
+    if not findings:
+        typer.echo("dice: no encounter has revealed its seed yet, so no die can be recomputed")
+        return
     table = Table("shard", "encounter", "dice", "recomputed", "by hand", "result")
     table.title = "Dice of revealed encounters"
     for f in findings:
