@@ -32,6 +32,7 @@ from infra.verify_snapshots import SnapshotReport, check_snapshots
 
 RECEIPT = re.compile(r"^(\d{1,4}):(\d{1,19}):([0-9a-fA-F]{64})$")
 ONLY_A_RECEIPT = "only a kept receipt can prove this"
+_SHOWN = 5  # chain breaks printed per shard
 
 
 @dataclass
@@ -209,13 +210,16 @@ def render(result: VerifyResult, console: Console) -> None:
 
 
 def _shard_lines(shard: ShardResult) -> list[str]:
+    breaks = shard.chain.breaks
     lines = [
-        f"FAIL shard {shard.shard}, position {b.position}: {b.reason}" for b in shard.chain.breaks
+        f"FAIL shard {shard.shard}, position {b.position}: {b.reason}" for b in breaks[:_SHOWN]
     ]
-    lines += [
-        f"FAIL shard {shard.shard}: {bad.detail} (stream {bad.stream_id}, version {bad.version})"
-        for bad in shard.snapshots.bad
-    ]
+    if len(breaks) > _SHOWN:  # one renumbering breaks every later row: the first ones matter
+        lines.append(
+            f"     … and {len(breaks) - _SHOWN} more breaks after position "
+            f"{breaks[_SHOWN - 1].position} (--json lists them all)"
+        )
+    lines += [f"FAIL shard {shard.shard}: {bad.detail}" for bad in shard.snapshots.bad]
     if shard.snapshots.unsealed:
         lines.append(
             f"note shard {shard.shard}: {shard.snapshots.unsealed} unsealed snapshot(s), taken "

@@ -84,19 +84,34 @@ def _rebuild(
     for snapshot in snapshots:
         by_stream.setdefault(snapshot.stream_id, []).append(snapshot)
     for stream_id, taken in by_stream.items():
-        pending = sorted(taken, key=lambda s: s.version)
-        kind = None
-        state: Any = None
-        version = 0
+        kind = kinds.get(taken[0].topic)
+        if kind is not None:  # else another code version's shape: its loads ignore it too
+            yield from _rebuild_stream(ledger, shard, kind, stream_id, taken)
+
+
+def _rebuild_stream(
+    ledger: Ledger,
+    shard: int,
+    kind: AggregateKind[Any],
+    stream_id: UUID,
+    taken: list[SealedSnapshot],
+) -> Iterable[BadSnapshot]:
+    pending = sorted(taken, key=lambda s: s.version)
+    state, version = kind.initial(stream_id), 0
+    try:
         for recorded in ledger.read(stream_id, shard=shard, upto=pending[-1].version):
-            if kind is None:
-                kind = kinds.get(pending[0].topic)
-                if kind is None:
-                    break  # another code version's shape: its loads ignore it as well
-                state = kind.initial(stream_id)
             state, version = kind.evolve(state, recorded.event), recorded.version
             while pending and pending[0].version == version:
                 yield from _compare(kind, state, pending.pop(0))
+    except Exception as error:  # a log that no longer replays is a finding, not a crash
+        for snapshot in pending:
+            yield _bad(
+                snapshot,
+                "not_rebuilt",
+                f"snapshot of stream {stream_id} at version {snapshot.version} cannot be "
+                f"rebuilt: the stream's events no longer replay after version {version} "
+                f"({type(error).__name__}: {error})",
+            )
 
 
 def _compare(

@@ -100,7 +100,9 @@ def test_a_forged_snapshot_inserted_as_the_service_role_is_not_served_after_a_re
     assert f"snapshot of stream {fight} at version {version}" in caplog.text
     verdict = senki_verify(app_url, owner_url)
     assert verdict.code == 1, verdict.output
-    assert f"stream {fight}, version {version}" in verdict.output
+    assert f"snapshot of stream {fight} at version {version} does not carry a valid MAC" in (
+        verdict.output
+    )
     assert "forged" in verdict.output
 
 
