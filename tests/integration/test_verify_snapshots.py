@@ -15,12 +15,13 @@ from typing import Any
 
 import psycopg
 import pytest
+from prometheus_client import CollectorRegistry, generate_latest
 
 from domain.encounter import aggregate as encounter
 from infra.bootstrap import Runtime
 from infra.services.executor import snapshot_topic
 from infra.store.migrate import migrate
-from infra.store.snapshot_seal import REFUSED, Refusal
+from infra.store.snapshot_seal import REFUSED, Refusal, RefusedSnapshotsCollector
 from tests.integration.test_encounter_service import GM, opened_fight
 from tests.support.databases import APP_ROLE, shard_count
 from tests.support.runtime import start_runtime
@@ -213,6 +214,7 @@ def test_snapshots_from_before_schema_5_are_ignored_after_the_upgrade(
         )
 
     assert migrate(owner_url, app_role=APP_ROLE, shards=shard_count()) == 5
+    assert migrate(owner_url, app_role=APP_ROLE, shards=shard_count()) == 5  # safe to re-run
     later = start_runtime(app_url, owner_url)
     unsealed = REFUSED.get(Refusal.unsealed)
     try:
@@ -233,3 +235,16 @@ def forged_state_of(state: encounter.Encounter) -> dict[str, Any]:
     data = json.loads(json.dumps(snapshots.dump(state)))
     data["encounter"]["ended"] = True
     return data
+
+
+def test_refused_snapshots_are_counted_for_prometheus() -> None:
+    registry = CollectorRegistry()
+    registry.register(RefusedSnapshotsCollector())
+    before = registry.get_sample_value("senki_snapshots_refused_total", {"reason": "forged"})
+
+    REFUSED.add(Refusal.forged)
+
+    after = registry.get_sample_value("senki_snapshots_refused_total", {"reason": "forged"})
+    assert before is not None
+    assert after == before + 1
+    assert "senki_snapshots_refused_total" in generate_latest(registry).decode()
