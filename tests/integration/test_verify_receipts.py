@@ -16,7 +16,9 @@ import uuid
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
+from infra.cli import app
 from tests.support.databases import shard_count
 from tests.support.runtime import TEST_DICE_KEY, start_runtime
 
@@ -70,3 +72,21 @@ def test_the_receipt_prints_exactly_in_a_narrow_terminal(app_url: str, owner_url
     assert document.returncode == 0, document.stderr
     parsed = json.loads(document.stdout)
     assert receipt in [shard["receipt"] for shard in parsed["shards"]]
+
+
+@pytest.mark.parametrize(
+    "receipt", ["0:12", "zero:12:" + "ab" * 32, "0:12:" + "ab" * 31, "0:12:" + "xy" * 32]
+)
+def test_a_malformed_receipt_is_refused_before_connecting(receipt: str) -> None:
+    """Exit 2 and how to write it; the database (unreachable here) is never asked."""
+    result = CliRunner().invoke(
+        app,
+        ["verify", "--expect-head", receipt],
+        env={
+            "SENKI_DATABASE_URL": "postgresql://nobody@127.0.0.1:1/nothing",
+            "SENKI_DICE_MASTER_KEY": TEST_DICE_KEY,
+        },
+    )
+
+    assert result.exit_code == 2, result.output
+    assert "write it as SHARD:POSITION:HASH" in result.output
