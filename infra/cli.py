@@ -115,6 +115,9 @@ def verify(
     if bundle is not None:
         from infra.cli_audit import run_verify_bundle
 
+        if as_json:
+            errors.print("[red]error:[/] --json reports on the database; drop it with --bundle")
+            raise typer.Exit(2)
         raise typer.Exit(run_verify_bundle(bundle, console))
     from infra.verify import run_verify
 

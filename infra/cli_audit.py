@@ -126,7 +126,10 @@ def run_verify_bundle(file: Path, out: Console) -> int:
         return 2
     report = check(bundle)
     for problem in report.problems:
-        out.print(f"[red]{escape(str(problem))}[/]")
+        # As the data says it: no markup, no emoji (`:100:`), never wrapped mid-hash.
+        out.print(
+            str(problem), style="red", markup=False, emoji=False, highlight=False, soft_wrap=True
+        )
     dice = (
         f"{report.dice_recomputed} of {report.dice} dice recomputed"
         f" ({report.dice_by_hand} entered by hand)"
