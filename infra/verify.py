@@ -17,8 +17,10 @@ import json
 import re
 from dataclasses import dataclass, field
 from typing import Any
+from uuid import UUID
 
 import typer
+from psycopg.sql import SQL
 from rich.console import Console
 from rich.table import Table
 
@@ -84,6 +86,8 @@ class VerifyResult:
     shards: list[ShardResult]
     dice: list[DiceFinding]
     receipts: list[ReceiptResult] = field(default_factory=list)
+    # Per encounter with a dice problem: the log position of each problem, in order.
+    dice_positions: dict[UUID, list[int | None]] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
@@ -128,8 +132,36 @@ def collect(ledger: Ledger, receipts: list[str]) -> VerifyResult:
         for index in range(len(ledger.shards))
     ]
     result = VerifyResult(shards, revealed_dice(ledger))
+    result.dice_positions = {
+        f.encounter_id: dice_positions(ledger, f) for f in result.dice if f.problems
+    }
     result.receipts = [check_receipt(ledger, shards, receipt) for receipt in receipts]
     return result
+
+
+_VERSION_NAMED = re.compile(r"^version (\d+),")
+
+
+def dice_positions(ledger: Ledger, finding: DiceFinding) -> list[int | None]:
+    """Where each dice problem stands in the log: the event its version names, else (the
+    seed does not match the commitment) the reveal."""
+    target = ledger.shards[finding.shard]
+    query = SQL(
+        "SELECT originator_version, notification_id, topic FROM {0} WHERE originator_id = %s"
+    ).format(target.table(target.tables.events))
+    with target.datastore.transaction(commit=False) as cursor:
+        cursor.execute(query, (finding.encounter_id,))
+        rows = cursor.fetchall()
+    by_version = {int(r["originator_version"]): int(r["notification_id"]) for r in rows}
+    reveal = next(
+        (int(r["notification_id"]) for r in rows if r["topic"].startswith("EncounterSeedRevealed")),
+        None,
+    )
+    positions: list[int | None] = []
+    for problem in finding.problems:
+        named = _VERSION_NAMED.match(problem)
+        positions.append(by_version.get(int(named[1])) if named else reveal)
+    return positions
 
 
 def check_receipt(ledger: Ledger, shards: list[ShardResult], receipt: str) -> ReceiptResult:
@@ -194,8 +226,12 @@ def render(result: VerifyResult, console: Console) -> None:
             typer.echo(line)
     _dice_table(result.dice, console)
     for finding in result.dice:
-        for problem in finding.problems:
-            typer.echo(f"FAIL encounter {finding.encounter_id}: {problem}")
+        positions = result.dice_positions.get(finding.encounter_id, [])
+        for problem, position in zip(finding.problems, positions, strict=False):
+            where = f", position {position}" if position is not None else ""
+            typer.echo(
+                f"FAIL shard {finding.shard}{where}: encounter {finding.encounter_id}: {problem}"
+            )
     for receipt in result.receipts:
         mark = "ok  " if receipt.holds else "FAIL"
         typer.echo(f"{mark} receipt {receipt.receipt}: {receipt.detail}")
@@ -297,7 +333,12 @@ def as_document(result: VerifyResult) -> dict[str, Any]:
                 "checked": d.checked,
                 "recomputed": d.recomputed,
                 "by_hand": d.by_hand,
-                "problems": d.problems,
+                "problems": [
+                    {"position": position, "problem": problem}
+                    for problem, position in zip(
+                        d.problems, result.dice_positions.get(d.encounter_id, []), strict=False
+                    )
+                ],
             }
             for d in result.dice
         ],

@@ -162,7 +162,7 @@ def edited_die(t: Table) -> str:
             (json.dumps(state, separators=(",", ":")).encode(), t.positions[version]),
         )
         rechain(conn, t.shard)
-    return f"version {version}, roll #0"
+    return f"position {t.positions[version]}: encounter {t.fight}: version {version}, roll #0"
 
 
 def edited_seed(t: Table) -> str:
@@ -180,7 +180,10 @@ def edited_seed(t: Table) -> str:
             (json.dumps(state, separators=(",", ":")).encode(), t.positions[version]),
         )
         rechain(conn, t.shard)
-    return "the revealed seed does not match the commitment"
+    return (
+        f"position {t.positions[version]}: encounter {t.fight}: "
+        "the revealed seed does not match the commitment"
+    )
 
 
 def edit_rechained(t: Table) -> str:
