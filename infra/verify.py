@@ -61,7 +61,8 @@ class ShardResult:
             return (
                 f"shard {self.shard}: the log ends at position {head}, but "
                 f"{len(self.tail.witnesses)} cross-reference(s) point past it: events after "
-                f"position {head} were removed"
+                f"position {head} were removed (or a cross-reference was forged; either way "
+                "someone wrote to the database behind Senki's back)"
             )
         if self.chain.checked == 0:
             return (
