@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import logging
 import struct
 import threading
 from collections import Counter
@@ -30,8 +29,6 @@ from uuid import UUID
 
 from prometheus_client.core import CounterMetricFamily
 from prometheus_client.registry import Collector
-
-log = logging.getLogger("senki.store.snapshots")
 
 KEY_LABEL = b"senki/snapshot-key/v1"  # distinct from the dice seeds' and tokens' labels
 MAC_LABEL = b"senki/snapshot/v1"
