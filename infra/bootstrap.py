@@ -35,6 +35,7 @@ from infra.services.watched_states import WatchedStates
 from infra.settings import Settings
 from infra.store.ledger import Ledger, is_unavailable, open_ledger
 from infra.store.migrate import SCHEMA_VERSION, migrate, schema_version
+from infra.store.snapshot_seal import derive_snapshot_key
 
 
 class NotMigrated(RuntimeError):
@@ -153,7 +154,11 @@ def start(settings: Settings | None = None) -> Runtime:
         else:
             _require_schema(urls.service)
         ledger = open_ledger(
-            urls.service, registry=registry, shards=settings.shards, pool_size=settings.pool_size
+            urls.service,
+            registry=registry,
+            shards=settings.shards,
+            pool_size=settings.pool_size,
+            snapshot_key=derive_snapshot_key(dice_key),  # never stored in the database
         )
         try:
             ledger.placements.check()  # shards can grow, never shrink: say so before serving

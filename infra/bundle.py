@@ -9,6 +9,7 @@ format is documented in docs/audit-bundle.md.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from typing import Any
 from uuid import UUID
@@ -24,8 +25,10 @@ from domain.events import DomainEvent
 from domain.rules.records import EncounterDiceRolled
 from infra.store.chain import ChainRow, genesis_hash, link
 from infra.store.ledger import Ledger
+from infra.store.names import ShardTables
 
 FORMAT = "senki-audit-bundle/1"
+_LINK = re.compile(r"[0-9a-f]{64}")  # a chain link as exported: 32 bytes, lowercase hex
 
 
 def export_bundle(
@@ -160,23 +163,81 @@ def verify_bundle(bundle: dict[str, Any]) -> BundleReport:
         return report
     report.encounter_id = str(encounter_id)
     report.events = len(events)
+    if bundle["encounter_id"] != str(encounter_id):
+        report.add(None, "the encounter_id is not written as exported (a lowercase UUID)")
+    _check_shard(bundle, report)
     if not events:
         report.add(None, "the bundle holds no events")
         return report
     _check_order(events, report)
     _check_links(encounter_id, events, genesis, report)
+    _check_head(bundle, events, report)
     decoded = _decode(encounter_id, events, report)
     _check_header(bundle, decoded, report)
     _check_dice(bundle, encounter_id, decoded, report)
     return report
 
 
+def _integer(value: object) -> int | None:
+    """The value if it is an integer as JSON writes one (not a bool, a float or a string)."""
+    return value if type(value) is int else None
+
+
+def _is_int(value: object) -> bool:
+    return _integer(value) is not None
+
+
+def _is_link(value: object) -> bool:
+    return isinstance(value, str) and _LINK.fullmatch(value) is not None
+
+
+def _check_shard(bundle: dict[str, Any], report: BundleReport) -> None:
+    """The shard is a shard number, and the genesis is that shard's, as the server names it."""
+    shard = _integer(bundle.get("shard"))
+    if shard is None or shard < 0:
+        report.add(None, f"the shard {bundle.get('shard')!r} is not a shard number")
+        return
+    expected = ShardTables(shard).chain_genesis.decode()
+    if bundle.get("chain_genesis") != expected:
+        report.add(
+            None,
+            f"the chain_genesis {bundle.get('chain_genesis')!r} is not shard {shard}'s "
+            f"({expected!r}): the shard or the genesis was edited",
+        )
+
+
+def _check_head(bundle: dict[str, Any], events: list[dict[str, Any]], report: BundleReport) -> None:
+    """The head is a position and a link, at or after the last event, and agrees with it."""
+    head = bundle.get("head")
+    if not isinstance(head, dict) or not _is_int(head.get("position")):
+        report.add(None, "the head has no integer position")
+        return
+    position, chain_hash = head["position"], head.get("chain_hash")
+    where = {"position": position}
+    if not _is_link(chain_hash):
+        report.add(where, f"the head's chain_hash {chain_hash!r} is not a 64-digit hex link")
+        return
+    last = events[-1]
+    if not _is_int(last.get("position")):
+        return  # already named by the order check
+    if position < last["position"]:
+        report.add(
+            where,
+            f"the head stands before the bundle's last event (position {last['position']}): "
+            "the head was edited",
+        )
+    elif position == last["position"] and chain_hash != last.get("chain_hash"):
+        report.add(where, "the head is the last event's position but not its link")
+    elif position > last["position"] and chain_hash == last.get("chain_hash"):
+        report.add(where, f"the head carries the link of position {last['position']}")
+
+
 def _check_order(events: list[dict[str, Any]], report: BundleReport) -> None:
     """Versions 1..n, each once and in order; log positions strictly increasing."""
     last_version, last_position = 0, 0
     for event in events:
-        version, position = event.get("version"), event.get("position")
-        if not isinstance(version, int) or not isinstance(position, int):
+        version, position = _integer(event.get("version")), _integer(event.get("position"))
+        if version is None or position is None:
             report.add(event, "the event has no integer version or position")
             continue
         if version > last_version + 1:
@@ -203,16 +264,15 @@ def _check_links(
     """Each link recomputes; rows adjacent in the chain agree on the hash between them."""
     before: dict[str, Any] | None = None
     for event in events:
-        try:
-            row = _chain_row(encounter_id, event)
-            previous = bytes.fromhex(str(event["prev_hash"]))
-            stored = bytes.fromhex(str(event["chain_hash"]))
-        except (KeyError, TypeError, ValueError) as error:
-            report.add(event, f"the event's chain fields are missing or malformed ({error})")
+        problem = _malformed_link(event)
+        if problem is not None:
+            report.add(event, f"the event's chain fields are missing or malformed ({problem})")
             before = None
             continue
-        if row.chain_prev == 0 and previous != genesis_hash(genesis):
-            report.add(event, "the first link of the shard does not start from its genesis")
+        row = _chain_row(encounter_id, event)
+        previous = bytes.fromhex(event["prev_hash"])
+        for reason in _chain_prev_problems(event, before, previous == genesis_hash(genesis)):
+            report.add(event, reason)
         if (
             before is not None
             and row.chain_prev == before.get("position")
@@ -223,20 +283,64 @@ def _check_links(
                 f"its previous link is not the chain hash of position {row.chain_prev}, "
                 "the event before it",
             )
-        if link(previous, row) != stored:
+        if link(previous, row) != bytes.fromhex(event["chain_hash"]):
             report.add(event, "the event's contents do not match its chain link: it was altered")
         before = event
 
 
+def _malformed_link(event: dict[str, Any]) -> str | None:
+    for name in ("position", "version", "chain_prev"):
+        if not _is_int(event.get(name)):
+            return f"{name} is not an integer"
+    for name in ("prev_hash", "chain_hash"):
+        if not _is_link(event.get(name)):
+            return f"{name} is not a 64-digit lowercase hex link"
+    if not isinstance(event.get("topic"), str) or not isinstance(event.get("state"), str):
+        return "topic or state is not text"
+    return None
+
+
+def _chain_prev_problems(
+    event: dict[str, Any], before: dict[str, Any] | None, from_genesis: bool
+) -> list[str]:
+    """`chain_prev` is not hashed, so it must agree with everything that is."""
+    chain_prev, position = event["chain_prev"], event["position"]
+    problems = []
+    if not 0 <= chain_prev < position:
+        problems.append(f"chain_prev {chain_prev} does not stand before position {position}")
+    if chain_prev == 0 and not from_genesis:
+        problems.append(
+            "chain_prev 0 says it is the shard's first event, but its previous link does not "
+            "start from the shard's genesis"
+        )
+    if chain_prev != 0 and from_genesis:
+        problems.append(
+            f"its previous link is the shard's genesis, so chain_prev must be 0, not {chain_prev}"
+        )
+    if before is not None and _is_int(before.get("position")):
+        if chain_prev < before["position"]:
+            problems.append(
+                f"chain_prev {chain_prev} stands before the bundle's previous event "
+                f"(position {before['position']})"
+            )
+        elif chain_prev != before["position"] and event["prev_hash"] == before.get("chain_hash"):
+            problems.append(
+                f"its previous link is position {before['position']}'s, so chain_prev must be "
+                f"{before['position']}, not {chain_prev}"
+            )
+    return problems
+
+
 def _chain_row(encounter_id: UUID, event: dict[str, Any]) -> ChainRow:
+    """The event as the chain hashes it (its fields checked by `_malformed_link`)."""
     return ChainRow(
-        position=int(event["position"]),
+        position=event["position"],
         stream_id=encounter_id,  # the bundle names its stream once, at the top
-        version=int(event["version"]),
-        topic=str(event["topic"]),
-        state=str(event["state"]).encode("utf-8"),
-        chain_prev=int(event["chain_prev"]),
-        chain_hash=bytes.fromhex(str(event["chain_hash"])),
+        version=event["version"],
+        topic=event["topic"],
+        state=event["state"].encode("utf-8"),
+        chain_prev=event["chain_prev"],
+        chain_hash=bytes.fromhex(event["chain_hash"]),
     )
 
 

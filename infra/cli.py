@@ -128,16 +128,23 @@ def verify(
             readable=True,
         ),
     ] = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print the findings as JSON (not with --bundle).")
+    ] = False,
 ) -> None:
-    """Recompute the hash chain of every shard and the dice of revealed encounters; exit 1
-    naming the first bad position. With --bundle: check an exported audit bundle offline."""
+    """Recompute the hash chain of every shard, check every snapshot and what points past each
+    log's end, and the dice of revealed encounters; exit 1 naming the first bad position.
+    With --bundle: check an exported audit bundle offline."""
     if bundle is not None:
         from infra.cli_audit import run_verify_bundle
 
+        if as_json:
+            errors.print("[red]error:[/] --json reports on the database; drop it with --bundle")
+            raise typer.Exit(2)
         raise typer.Exit(run_verify_bundle(bundle, console))
     from infra.verify import run_verify
 
-    raise typer.Exit(run_verify(Settings(), console, expect_head or []))
+    raise typer.Exit(run_verify(Settings(), console, expect_head or [], as_json=as_json))
 
 
 class DemoRuleset(StrEnum):

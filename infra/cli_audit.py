@@ -22,7 +22,6 @@ from infra.settings import Settings
 
 if TYPE_CHECKING:
     from infra.services.audit import RollAudit
-    from infra.store.ledger import Ledger
 
 console = Console()
 
@@ -137,7 +136,10 @@ def run_verify_bundle(file: Path, out: Console) -> int:
         return 2
     report = check(bundle)
     for problem in report.problems:
-        out.print(f"[red]{escape(str(problem))}[/]")
+        # As the data says it: no markup, no emoji (`:100:`), never wrapped mid-hash.
+        out.print(
+            str(problem), style="red", markup=False, emoji=False, highlight=False, soft_wrap=True
+        )
     dice = (
         f"{report.dice_recomputed} of {report.dice} dice recomputed"
         f" ({report.dice_by_hand} entered by hand)"
@@ -147,28 +149,3 @@ def run_verify_bundle(file: Path, out: Console) -> int:
     verdict = "[green]holds[/]" if report.ok else f"[red]{len(report.problems)} problem(s)[/]"
     out.print(f"encounter {report.encounter_id}: {report.events} events, {dice}: {verdict}")
     return 0 if report.ok else 1
-
-
-def print_revealed_dice(ledger: Ledger, out: Console) -> bool:
-    """For `senki verify`: recompute the dice of every revealed encounter; True if all hold."""
-    from infra.services.audit import revealed_dice
-
-    findings = revealed_dice(ledger)
-    table = Table("shard", "encounter", "dice", "recomputed", "by hand", "result")
-    table.title = "Dice of revealed encounters"
-    for finding in findings:
-        result = (
-            "[green]all hold[/]" if finding.ok else f"[red]{len(finding.problems)} problem(s)[/]"
-        )
-        table.add_row(
-            str(finding.shard),
-            str(finding.encounter_id),
-            str(finding.checked),
-            str(finding.recomputed),
-            str(finding.by_hand),
-            result,
-        )
-        for problem in finding.problems:
-            out.print(f"[red]encounter {finding.encounter_id}:[/] {escape(problem)}")
-    out.print(table)
-    return all(finding.ok for finding in findings)

@@ -235,7 +235,14 @@ def finish(table: DemoTable, console: Console, facts: bool = False) -> bool:
     verdict = "[green]every die recomputes[/]" if audit["all_verified"] else "[red]FAILED[/]"
     console.print(f"Dice: {len(audit['checks'])} rolls from the revealed seed — {verdict}")
     receipt = ", ".join(f"{h['shard']}:{h['position']}:{h['chain_hash']}" for h in heads)
-    console.print(f"Log head per shard (keep it as a receipt): {receipt}")
+    # Exactly as stored: no markup or emoji (rich reads `:100:` as 💯), never wrapped.
+    console.print(
+        f"Log head per shard (keep it as a receipt): {receipt}",
+        markup=False,
+        emoji=False,
+        highlight=False,
+        soft_wrap=True,
+    )
     return bool(audit["all_verified"])
 
 

@@ -1,67 +1,349 @@
-"""`senki verify`: the hash chain of every shard, and receipts kept by the table."""
+"""`senki verify`: the hash chain, the snapshots and the tail of every shard, the dice of
+revealed encounters, and receipts kept by the table.
+
+What it can and cannot prove: the chain proves nothing before the head changed; the sealed
+snapshots prove they were derived from the chain; the cross-references (infra/store/witness.py)
+prove a cut tail when any of them points past the head. When none does, only a receipt kept
+outside the database (`--expect-head`) can prove that no events were removed after the head,
+and the report says so.
+
+Everything a user may copy (receipts, hashes, ids) is written as plain text, never through
+rich: rich would turn `0:100:…` into an emoji and wrap a hash at the terminal's width.
+"""
 
 from __future__ import annotations
 
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any
+from uuid import UUID
+
+import typer
+from psycopg.sql import SQL
 from rich.console import Console
 from rich.table import Table
 
 from infra import bootstrap
+from infra.services.audit import DiceFinding, revealed_dice
 from infra.settings import Settings
+from infra.store.chain import ChainReport, genesis_hash
 from infra.store.ledger import Ledger
+from infra.store.witness import TailEvidence, tail_evidence
+from infra.verify_snapshots import SnapshotReport, check_snapshots
+
+RECEIPT = re.compile(r"^(\d{1,4}):(\d{1,19}):([0-9a-fA-F]{64})$")
+ONLY_A_RECEIPT = "only a kept receipt can prove this"
+_SHOWN = 5  # chain breaks printed per shard
 
 
-def run_verify(settings: Settings, console: Console, receipts: list[str]) -> int:
-    """Print what was checked; return 0 when everything holds, 1 otherwise."""
+@dataclass
+class ShardResult:
+    """Everything checked on one shard."""
+
+    shard: int
+    chain: ChainReport
+    snapshots: SnapshotReport
+    tail: TailEvidence
+
+    @property
+    def ok(self) -> bool:
+        return self.chain.ok and self.snapshots.ok and not self.tail.cut
+
+    @property
+    def receipt(self) -> str:
+        return f"{self.shard}:{self.chain.head_position}:{self.chain.head_hash.hex()}"
+
+    def tail_note(self) -> str:
+        """What the database can say about the end of this shard's log."""
+        head = self.chain.head_position
+        if self.tail.cut:
+            return (
+                f"shard {self.shard}: the log ends at position {head}, but "
+                f"{len(self.tail.witnesses)} cross-reference(s) point past it: events after "
+                f"position {head} were removed (or a cross-reference was forged; either way "
+                "someone wrote to the database behind Senki's back)"
+            )
+        if self.chain.checked == 0:
+            return (
+                f"shard {self.shard}: the log is empty and nothing in the database says it "
+                f"ever held events; an emptied log looks like a new one: {ONLY_A_RECEIPT}"
+            )
+        return (
+            f"shard {self.shard}: nothing in the database points past position {head}; "
+            f"whether events after it were removed: {ONLY_A_RECEIPT} (--expect-head)"
+        )
+
+
+@dataclass(frozen=True)
+class ReceiptResult:
+    receipt: str
+    holds: bool
+    detail: str
+
+
+@dataclass
+class VerifyResult:
+    shards: list[ShardResult]
+    dice: list[DiceFinding]
+    receipts: list[ReceiptResult] = field(default_factory=list)
+    # Per encounter with a dice problem: the log position of each problem, in order.
+    dice_positions: dict[UUID, list[int | None]] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return (
+            all(s.ok for s in self.shards)
+            and all(d.ok for d in self.dice)
+            and all(r.holds for r in self.receipts)
+        )
+
+
+def run_verify(
+    settings: Settings, console: Console, receipts: list[str], *, as_json: bool = False
+) -> int:
+    """Print what was checked; 0 when everything holds, 1 when anything does not, 2 for a
+    receipt that is not SHARD:POSITION:HASH."""
+    malformed = [r for r in receipts if not RECEIPT.match(r.strip())]
+    if malformed:
+        for receipt in malformed:
+            typer.echo(f"receipt {receipt!r}: write it as SHARD:POSITION:HASH", err=True)
+        return 2
     runtime = bootstrap.start(settings)
     try:
-        return _report(runtime.ledger, console, receipts)
+        result = collect(runtime.ledger, [r.strip() for r in receipts])
     finally:
         runtime.close()
+    if as_json:
+        typer.echo(json.dumps(as_document(result), ensure_ascii=False, indent=2))
+    else:
+        render(result, console)
+    return 0 if result.ok else 1
 
 
-def _report(ledger: Ledger, console: Console, receipts: list[str]) -> int:
-    table = Table("shard", "events", "head position", "head hash", "result", title="Hash chain")
-    failed = False
-    for index in range(len(ledger.shards)):
-        report = ledger.verify(shard=index)
-        first = report.first_break
-        result = "[green]intact[/]" if first is None else f"[red]broken at {first.position}[/]"
+def collect(ledger: Ledger, receipts: list[str]) -> VerifyResult:
+    """Check every shard, the revealed dice and each receipt."""
+    shards = [
+        ShardResult(
+            index,
+            ledger.verify(shard=index),
+            check_snapshots(ledger, index),
+            tail_evidence(ledger, index),
+        )
+        for index in range(len(ledger.shards))
+    ]
+    result = VerifyResult(shards, revealed_dice(ledger))
+    result.dice_positions = {
+        f.encounter_id: dice_positions(ledger, f) for f in result.dice if f.problems
+    }
+    result.receipts = [check_receipt(ledger, shards, receipt) for receipt in receipts]
+    return result
+
+
+_VERSION_NAMED = re.compile(r"^version (\d+),")
+
+
+def dice_positions(ledger: Ledger, finding: DiceFinding) -> list[int | None]:
+    """Where each dice problem stands in the log: the event its version names, else (the
+    seed does not match the commitment) the reveal."""
+    target = ledger.shards[finding.shard]
+    query = SQL(
+        "SELECT originator_version, notification_id, topic FROM {0} WHERE originator_id = %s"
+    ).format(target.table(target.tables.events))
+    with target.datastore.transaction(commit=False) as cursor:
+        cursor.execute(query, (finding.encounter_id,))
+        rows = cursor.fetchall()
+    by_version = {int(r["originator_version"]): int(r["notification_id"]) for r in rows}
+    reveal = next(
+        (int(r["notification_id"]) for r in rows if r["topic"].startswith("EncounterSeedRevealed")),
+        None,
+    )
+    positions: list[int | None] = []
+    for problem in finding.problems:
+        named = _VERSION_NAMED.match(problem)
+        positions.append(by_version.get(int(named[1])) if named else reveal)
+    return positions
+
+
+def check_receipt(ledger: Ledger, shards: list[ShardResult], receipt: str) -> ReceiptResult:
+    """Does the log still hold `receipt` (SHARD:POSITION:HASH, validated by the caller)?"""
+    found = RECEIPT.match(receipt)
+    assert found is not None
+    shard, position, expected = int(found[1]), int(found[2]), found[3].lower()
+    if shard >= len(shards):
+        return ReceiptResult(receipt, False, f"there is no shard {shard} (SENKI_SHARDS?)")
+    chain = shards[shard].chain
+    if chain.head_position < position:
+        return ReceiptResult(
+            receipt,
+            False,
+            f"the log ends at position {chain.head_position}, but it reached position "
+            f"{position} when the receipt was kept: events after position "
+            f"{chain.head_position} were removed",
+        )
+    if position == 0:
+        linked: str | None = genesis_hash(ledger.shards[shard].tables.chain_genesis).hex()
+    else:
+        linked = ledger.link_at(position, shard=shard)
+    if linked is None:
+        return ReceiptResult(
+            receipt, False, f"no event stands at position {position} any more: it was removed"
+        )
+    if linked != expected:
+        first = chain.first_break
+        where = (
+            f"the chain breaks first at position {first.position}"
+            if first is not None and first.position <= position
+            else f"the chain was recomputed after the change, so it lies at or before position "
+            f"{position}"
+        )
+        return ReceiptResult(
+            receipt,
+            False,
+            f"position {position} is now linked as {linked}: the log was rewritten; {where}",
+        )
+    return ReceiptResult(receipt, True, "holds")
+
+
+def render(result: VerifyResult, console: Console) -> None:
+    """The report for a person: tables for the overview, plain lines for every finding."""
+    table = Table("shard", "events", "head position", "chain", "snapshots", title="Hash chain")
+    for shard in result.shards:
+        snapshots = shard.snapshots
         table.add_row(
-            str(index),
-            str(report.checked),
-            str(report.head_position),
-            report.head_hash.hex(),
+            str(shard.shard),
+            str(shard.chain.checked),
+            str(shard.chain.head_position),
+            "intact"
+            if shard.chain.ok
+            else f"broken at {shard.chain.first_break.position}"
+            if shard.chain.first_break
+            else "broken",
+            f"{snapshots.holding} hold, {len(snapshots.bad)} bad, {snapshots.unsealed} unsealed",
+        )
+    console.print(table)
+    for shard in result.shards:
+        for line in _shard_lines(shard):
+            typer.echo(line)
+    _dice_table(result.dice, console)
+    for finding in result.dice:
+        positions = result.dice_positions.get(finding.encounter_id, [])
+        for problem, position in zip(finding.problems, positions, strict=False):
+            where = f", position {position}" if position is not None else ""
+            typer.echo(
+                f"FAIL shard {finding.shard}{where}: encounter {finding.encounter_id}: {problem}"
+            )
+    for receipt in result.receipts:
+        mark = "ok  " if receipt.holds else "FAIL"
+        typer.echo(f"{mark} receipt {receipt.receipt}: {receipt.detail}")
+    typer.echo(
+        "Receipts to keep (the head of each shard; copy them exactly):"
+        if result.ok
+        else "Heads as they stand now (no receipt to keep: the log failed its checks):"
+    )
+    for shard in result.shards:
+        typer.echo(shard.receipt)
+    typer.echo("verdict: " + ("everything holds" if result.ok else "TAMPERING FOUND"))
+
+
+def _shard_lines(shard: ShardResult) -> list[str]:
+    breaks = shard.chain.breaks
+    lines = [
+        f"FAIL shard {shard.shard}, position {b.position}: {b.reason}" for b in breaks[:_SHOWN]
+    ]
+    if len(breaks) > _SHOWN:  # one renumbering breaks every later row: the first ones matter
+        lines.append(
+            f"     … and {len(breaks) - _SHOWN} more breaks after position "
+            f"{breaks[_SHOWN - 1].position} (--json lists them all)"
+        )
+    lines += [f"FAIL shard {shard.shard}: {bad.detail}" for bad in shard.snapshots.bad]
+    if shard.snapshots.unsealed:
+        lines.append(
+            f"note shard {shard.shard}: {shard.snapshots.unsealed} unsealed snapshot(s), taken "
+            "before schema 6: every load ignores them and rebuilds from the events"
+        )
+    lines.append(("FAIL " if shard.tail.cut else "note ") + shard.tail_note())
+    lines += [f"     witness: {w}" for w in shard.tail.witnesses]
+    lines += [f"     hint: {h}" for h in shard.tail.hints]
+    return lines
+
+
+def _dice_table(findings: list[DiceFinding], console: Console) -> None:
+    if not findings:
+        typer.echo("dice: no encounter has revealed its seed yet, so no die can be recomputed")
+        return
+    table = Table("shard", "encounter", "dice", "recomputed", "by hand", "result")
+    table.title = "Dice of revealed encounters"
+    for f in findings:
+        result = "all hold" if f.ok else f"{len(f.problems)} problem(s)"
+        table.add_row(
+            str(f.shard),
+            str(f.encounter_id),
+            str(f.checked),
+            str(f.recomputed),
+            str(f.by_hand),
             result,
         )
-        if first is not None:
-            failed = True
-            console.print(f"[red]shard {index}, position {first.position}:[/] {first.reason}")
     console.print(table)
-    from infra.cli_audit import print_revealed_dice
-
-    failed |= not print_revealed_dice(ledger, console)
-    for receipt in receipts:
-        failed |= not _check_receipt(ledger, console, receipt)
-    return 1 if failed else 0
 
 
-def _check_receipt(ledger: Ledger, console: Console, receipt: str) -> bool:
-    try:
-        shard_text, position_text, expected = receipt.split(":")
-        shard, position = int(shard_text), int(position_text)
-    except ValueError:
-        console.print(f"[red]receipt {receipt!r}:[/] write it as SHARD:POSITION:HASH")
-        return False
-    report = ledger.verify(shard=shard)
-    if report.head_position < position:
-        console.print(
-            f"[red]receipt {receipt}:[/] the log ends at {report.head_position}; "
-            f"events up to {position} were removed"
-        )
-        return False
-    found = ledger.link_at(position, shard=shard)
-    if found != expected:
-        console.print(f"[red]receipt {receipt}:[/] position {position} is now linked as {found}")
-        return False
-    console.print(f"[green]receipt {receipt} holds[/]")
-    return True
+def as_document(result: VerifyResult) -> dict[str, Any]:
+    """`senki verify --json`: the same findings, for a script."""
+    return {
+        "ok": result.ok,
+        "shards": [
+            {
+                "shard": s.shard,
+                "events": s.chain.checked,
+                "head": {"position": s.chain.head_position, "chain_hash": s.chain.head_hash.hex()},
+                "receipt": s.receipt,
+                "chain": {
+                    "intact": s.chain.ok,
+                    "breaks": [
+                        {"position": b.position, "reason": b.reason} for b in s.chain.breaks
+                    ],
+                },
+                "snapshots": {
+                    "checked": s.snapshots.checked,
+                    "holding": s.snapshots.holding,
+                    "unsealed": s.snapshots.unsealed,
+                    "bad": [
+                        {
+                            "stream_id": str(b.stream_id),
+                            "version": b.version,
+                            "position": b.position,
+                            "reason": b.reason,
+                            "detail": b.detail,
+                        }
+                        for b in s.snapshots.bad
+                    ],
+                },
+                "tail": {
+                    "cut": s.tail.cut,
+                    "note": s.tail_note(),
+                    "witnesses": s.tail.witnesses,
+                    "hints": s.tail.hints,
+                },
+            }
+            for s in result.shards
+        ],
+        "dice": [
+            {
+                "shard": d.shard,
+                "encounter_id": str(d.encounter_id),
+                "checked": d.checked,
+                "recomputed": d.recomputed,
+                "by_hand": d.by_hand,
+                "problems": [
+                    {"position": position, "problem": problem}
+                    for problem, position in zip(
+                        d.problems, result.dice_positions.get(d.encounter_id, []), strict=False
+                    )
+                ],
+            }
+            for d in result.dice
+        ],
+        "receipts": [
+            {"receipt": r.receipt, "holds": r.holds, "detail": r.detail} for r in result.receipts
+        ],
+    }

@@ -17,6 +17,7 @@ from api.metrics import projections
 from api.metrics.families import Families
 from api.metrics.middleware import MetricsMiddleware
 from api.ports import SenkiPort
+from infra.store.snapshot_seal import RefusedSnapshotsCollector
 
 __all__ = ["install"]
 
@@ -32,6 +33,7 @@ def install(
     PlatformCollector(registry=registry)
     GCCollector(registry=registry)
     registry.register(projections.ProjectionCollector(senki, ttl=projections.CACHE_SECONDS))
+    registry.register(RefusedSnapshotsCollector())  # forged or stale snapshots a load ignored
     app.add_middleware(MetricsMiddleware, families=Families.on(registry))
     app.state.metrics_registry = registry
     if not route:

@@ -146,9 +146,11 @@ class Executor:
     def _snapshot(
         self, kind: AggregateKind[S], stream_id: UUID, shard: int, upto: int | None
     ) -> tuple[int, S] | None:
+        """The newest snapshot whose seal checks (the ledger refuses, logs and counts any other
+        one: infra/store/snapshot_seal.py), or None to replay from the first event."""
         if kind.snapshot is None:
             return None
-        found = self.ledger.latest_snapshot(stream_id, _topic(kind), shard=shard, upto=upto)
+        found = self.ledger.latest_snapshot(stream_id, snapshot_topic(kind), shard=shard, upto=upto)
         return None if found is None else (found[0], kind.snapshot.load(found[1]))
 
     def _maybe_snapshot(
@@ -157,7 +159,7 @@ class Executor:
         """Snapshot when a save crosses a multiple of `every`, so a load replays < `every`."""
         if kind.snapshot is None or after // kind.snapshot.every == before // kind.snapshot.every:
             return
-        self.ledger.save_snapshot(stream_id, after, _topic(kind), kind.snapshot.dump(state))
+        self.ledger.save_snapshot(stream_id, after, snapshot_topic(kind), kind.snapshot.dump(state))
 
     def create(
         self,
@@ -255,6 +257,7 @@ class Executor:
         return answer.response
 
 
-def _topic(kind: AggregateKind[Any]) -> str:
+def snapshot_topic(kind: AggregateKind[Any]) -> str:
+    """The topic a kind's snapshots are stored under: its name and its snapshot version."""
     assert kind.snapshot is not None
     return f"snapshot:{kind.name}:{kind.snapshot.version}"

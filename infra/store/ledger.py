@@ -8,6 +8,7 @@ version cannot both append the next one.
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -15,7 +16,7 @@ from uuid import UUID
 
 import psycopg
 from eventsourcing.persistence import IntegrityError, StoredEvent
-from eventsourcing.postgres import PostgresAggregateRecorder, PostgresDatastore
+from eventsourcing.postgres import PostgresDatastore
 from psycopg.sql import SQL, Identifier
 
 from domain.events import DomainEvent, EventRegistry
@@ -25,6 +26,21 @@ from infra.store.names import SCHEMA, ShardTables
 from infra.store.placement import Placements
 from infra.store.recorder import IdempotencyRecord, SenkiRecorder
 from infra.store.retry import retried_read
+from infra.store.snapshot_seal import (
+    REFUSED,
+    ChainPoint,
+    Refusal,
+    SealedSnapshot,
+    explain,
+    mac,
+    refusal,
+)
+
+log = logging.getLogger("senki.store.snapshots")
+# A load tries this many of the newest snapshots before rebuilding from the first event, so a
+# flood of forged rows costs a replay, never a wrong state.
+_SNAPSHOT_CANDIDATES = 3
+_NO_UPPER_BOUND = 2**63 - 1
 
 
 class ConcurrencyConflict(RuntimeError):
@@ -77,7 +93,6 @@ class Shard:
         self.datastore = datastore
         self.tables = tables
         self.recorder = SenkiRecorder(datastore, tables=tables)
-        self.snapshots = PostgresAggregateRecorder(datastore, events_table_name=tables.snapshots)
 
     def table(self, name: str) -> SQL:
         return SQL("{0}.{1}").format(Identifier(SCHEMA), Identifier(name))  # type: ignore[return-value]
@@ -95,11 +110,15 @@ class Ledger:
         shards: Sequence[Shard],
         mapper: PydanticMapper,
         placements: Placements | None = None,
+        *,
+        snapshot_key: bytes | None = None,
     ) -> None:
         if not shards:
             raise ValueError("a ledger needs at least one shard")
         self.shards = list(shards)
         self.mapper = mapper
+        # Seals snapshots (infra/store/snapshot_seal.py); without it none is saved or used.
+        self.snapshot_key = snapshot_key
         self.placements = placements or Placements(self.shards[0].datastore, len(self.shards))
 
     def shard_of(self, stream_id: UUID) -> int:
@@ -166,16 +185,42 @@ class Ledger:
             return ConcurrencyConflict(first.stream_id, first.expected_version)
         return error
 
+    @retried_read
     def latest_snapshot(
         self, stream_id: UUID, topic: str, *, shard: int | None = None, upto: int | None = None
     ) -> tuple[int, dict[str, Any]] | None:
-        """The newest snapshot at or before `upto`, if it was taken with this `topic`."""
-        snapshots = self.shards[self._route(stream_id, shard)].snapshots
-        rows = snapshots.select_events(stream_id, lte=upto, desc=True, limit=1)
-        if not rows or rows[0].topic != topic:
-            return None  # none yet, or taken by older code: replay the events instead
-        return rows[0].originator_version, json.loads(rows[0].state)
+        """The newest snapshot at or before `upto` taken with this `topic` whose seal checks.
 
+        A snapshot that does not check is logged, counted and skipped: the caller then
+        replays the events, which are always the truth.
+        """
+        if self.snapshot_key is None:
+            return None
+        index = self._route(stream_id, shard)
+        target = self.shards[index]
+        query = _snapshot_query(target, one_stream=True)
+        bound = _NO_UPPER_BOUND if upto is None else upto
+        with target.datastore.transaction(commit=False) as cursor:
+            cursor.execute(query, (stream_id, bound, _SNAPSHOT_CANDIDATES))
+            rows = cursor.fetchall()
+        for row in rows:
+            snapshot, now = _sealed(row)
+            if snapshot.topic != topic:
+                continue  # taken by other code: not this shape, not a finding
+            reason = refusal(self.snapshot_key, target.tables.chain_genesis, snapshot, now)
+            if reason is None:
+                return snapshot.version, json.loads(snapshot.state)
+            REFUSED.add(reason)
+            level = logging.INFO if reason is Refusal.unsealed else logging.WARNING
+            log.log(
+                level,
+                "shard %d: %s; rebuilding from the events",
+                index,
+                explain(reason, snapshot, now),
+            )
+        return None
+
+    @retried_read  # an INSERT … ON CONFLICT DO NOTHING: a repeat changes nothing
     def save_snapshot(
         self,
         stream_id: UUID,
@@ -185,12 +230,60 @@ class Ledger:
         *,
         shard: int | None = None,
     ) -> None:
-        """Keep a snapshot; a concurrent identical one is fine (snapshots are only a cache)."""
-        stored = StoredEvent(stream_id, version, topic, json.dumps(data).encode())
-        try:
-            self.shards[self._route(stream_id, shard)].snapshots.insert_events([stored])
-        except IntegrityError:
+        """Keep a snapshot sealed over the chain link of the stream's event at `version`; a
+        concurrent identical one is fine (snapshots are only a cache)."""
+        if self.snapshot_key is None:
             return
+        target = self.shards[self._route(stream_id, shard)]
+        tables = target.tables
+        find = SQL(
+            "SELECT notification_id, chain_hash FROM {0} "
+            "WHERE originator_id = %s AND originator_version = %s"
+        ).format(target.table(tables.events))
+        insert = SQL(
+            "INSERT INTO {0} (originator_id, originator_version, topic, state, chain_position, "
+            "chain_hash, mac) VALUES (%s, %s, %s, %s, %s, %s, %s) ON CONFLICT DO NOTHING"
+        ).format(target.table(tables.snapshots))
+        with target.datastore.transaction(commit=True) as cursor:
+            cursor.execute(find, (stream_id, version))
+            row = cursor.fetchone()
+            if row is None or row["chain_hash"] is None:
+                return  # nothing to seal it over: no snapshot rather than an unprovable one
+            snapshot = SealedSnapshot(
+                stream_id,
+                version,
+                topic,
+                json.dumps(data).encode(),
+                int(row["notification_id"]),
+                bytes(row["chain_hash"]),
+                None,
+            )
+            seal = mac(self.snapshot_key, tables.chain_genesis, snapshot)
+            cursor.execute(
+                insert,
+                (
+                    stream_id,
+                    version,
+                    topic,
+                    snapshot.state,
+                    snapshot.position,
+                    snapshot.chain_hash,
+                    seal,
+                ),
+            )
+
+    def snapshots(self, *, shard: int = 0) -> Iterator[tuple[SealedSnapshot, ChainPoint]]:
+        """Every snapshot of a shard with where its event stands now (`senki verify`)."""
+        target = self.shards[shard]
+        with (
+            target.datastore.get_connection() as conn,
+            conn.transaction(),
+            conn.cursor(name="senki_verify_snapshots") as cursor,
+        ):
+            cursor.itersize = 200
+            cursor.execute(_snapshot_query(target, one_stream=False))
+            for row in cursor:
+                yield _sealed(row)
 
     @retried_read
     def answer_for(self, key: str, *, shard: int = 0) -> StoredAnswer | None:
@@ -284,6 +377,39 @@ def _chain_row(row: dict[str, Any]) -> ChainRow:
     )
 
 
+def _snapshot_query(target: Shard, *, one_stream: bool) -> SQL:
+    """Snapshots with their stream's event at the same version (if it still exists)."""
+    where = (
+        " WHERE s.originator_id = %s AND s.originator_version <= %s "
+        "ORDER BY s.originator_version DESC LIMIT %s"
+        if one_stream
+        else " ORDER BY s.originator_id, s.originator_version"
+    )
+    return SQL(  # type: ignore[return-value]
+        "SELECT s.originator_id, s.originator_version, s.topic, s.state, s.chain_position, "
+        "s.chain_hash, s.mac, e.notification_id, e.chain_hash AS event_hash FROM {0} s "
+        "LEFT JOIN {1} e ON e.originator_id = s.originator_id "
+        "AND e.originator_version = s.originator_version" + where
+    ).format(target.table(target.tables.snapshots), target.table(target.tables.events))
+
+
+def _sealed(row: dict[str, Any]) -> tuple[SealedSnapshot, ChainPoint]:
+    def raw(value: Any) -> bytes | None:
+        return None if value is None else bytes(value)
+
+    snapshot = SealedSnapshot(
+        stream_id=row["originator_id"],
+        version=int(row["originator_version"]),
+        topic=row["topic"] or "",
+        state=bytes(row["state"] or b""),
+        position=row["chain_position"],
+        chain_hash=raw(row["chain_hash"]),
+        mac=raw(row["mac"]),
+    )
+    position = row["notification_id"]
+    return snapshot, ChainPoint(None if position is None else int(position), raw(row["event_hash"]))
+
+
 def is_unavailable(error: BaseException) -> bool:
     """True for errors that mean the database cannot be reached (not a bad request)."""
     return isinstance(error, psycopg.OperationalError) or type(error).__name__ in {
@@ -294,13 +420,20 @@ def is_unavailable(error: BaseException) -> bool:
 
 
 def open_ledger(
-    url: str, *, registry: EventRegistry, shards: int = 1, pool_size: int = 4
+    url: str,
+    *,
+    registry: EventRegistry,
+    shards: int = 1,
+    pool_size: int = 4,
+    snapshot_key: bytes | None = None,
 ) -> Ledger:
-    """A ledger over `shards` events tables on one database (per-shard URLs come later)."""
+    """A ledger over `shards` events tables on one database (per-shard URLs come later);
+    snapshots are saved and used only with a `snapshot_key` (infra/store/snapshot_seal.py)."""
     from infra.store.connect import datastore_for
 
     datastore = datastore_for(url, pool_size=pool_size)
     return Ledger(
         [Shard(datastore, ShardTables(index)) for index in range(shards)],
         PydanticMapper(registry),
+        snapshot_key=snapshot_key,
     )

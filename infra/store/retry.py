@@ -12,8 +12,9 @@ but only when the connection was lost, never when a statement was refused:
 - a lock timeout (55P03: the shard's write lock is held too long, an overloaded shard) or a
   cancelled statement: not retried, for the same reason; the API answers 503 at once and the
   client retries with its Idempotency-Key.
-The library's own inherited methods (select_notifications, max_notification_id, snapshots)
-keep the library's decorator, which retries every OperationalError.
+The library's own inherited methods (select_notifications, max_notification_id) keep the
+library's decorator, which retries every OperationalError. Sealed snapshots (Ledger's own SQL)
+are read and written with `retried_read`: their insert is ON CONFLICT DO NOTHING.
 """
 
 from __future__ import annotations

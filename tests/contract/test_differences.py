@@ -61,7 +61,12 @@ class Differences(OnSenkiShard):
             ("chain_prev", "bigint"),
             ("chain_hash", "bytea"),
         ]
-        assert self._columns(self.tables.snapshots) == LIBRARY_EVENT_COLUMNS[:4]
+        assert self._columns(self.tables.snapshots) == [
+            *LIBRARY_EVENT_COLUMNS[:4],
+            ("chain_position", "bigint"),
+            ("chain_hash", "bytea"),
+            ("mac", "bytea"),
+        ]
 
     # Stored events are append-only: the library's cases never change a row, but its own
     # suite cleans up by dropping and deleting, which Senki refuses to every role.

@@ -12,10 +12,10 @@ from __future__ import annotations
 from typing import ClassVar
 
 import pytest
-from eventsourcing.persistence import AggregateRecorder
+from eventsourcing.persistence import AggregateRecorder, IntegrityError
+from eventsourcing.postgres import PostgresAggregateRecorder
 from eventsourcing.tests import persistence as library
 
-from infra.store.ledger import Shard
 from infra.store.recorder import SenkiRecorder
 from tests.contract.shard_setup import OnSenkiShard, each_setup
 
@@ -46,13 +46,28 @@ class NonInterleavingNotificationIds(OnSenkiShard, library.NonInterleavingNotifi
         return SenkiRecorder(self.datastore, tables=self.tables)
 
 
-class SnapshotRecorder(OnSenkiShard, library.AggregateRecorderTestCase):
-    """The shard's snapshots, through the recorder the ledger's Shard builds for them."""
+class SnapshotsThroughTheLibrarysRecorder(OnSenkiShard, library.AggregateRecorderTestCase):
+    """The library's aggregate recorder on the shard's snapshots table, as Senki used it
+    before snapshots were sealed (#15)."""
 
     __test__ = False
+    differences: ClassVar[str] = (
+        "snapshots are sealed: every row must carry the chain position and hash of the event "
+        "it was taken at and a MAC under a key the database never holds, so the table's check "
+        "constraint refuses the library's unsealed rows; the Ledger writes and checks them "
+        "(test_postgres_behaviours.py, tests/integration/test_verify_snapshots.py)"
+    )
 
     def create_recorder(self) -> AggregateRecorder:
-        return Shard(self.datastore, self.tables).snapshots
+        return PostgresAggregateRecorder(self.datastore, events_table_name=self.tables.snapshots)
+
+    @pytest.mark.xfail(strict=True, raises=IntegrityError, reason=differences)
+    def test_insert_and_select(self) -> None:
+        super().test_insert_and_select()
+
+    @pytest.mark.xfail(strict=True, raises=IntegrityError, reason=differences)
+    def test_performance(self) -> None:
+        super().test_performance()
 
 
 class EventsAsAggregateRecorder(OnSenkiShard, library.AggregateRecorderTestCase):
@@ -75,5 +90,5 @@ class EventsAsAggregateRecorder(OnSenkiShard, library.AggregateRecorderTestCase)
 
 globals().update(each_setup(ApplicationRecorder))
 globals().update(each_setup(NonInterleavingNotificationIds))
-globals().update(each_setup(SnapshotRecorder))
+globals().update(each_setup(SnapshotsThroughTheLibrarysRecorder))
 globals().update(each_setup(EventsAsAggregateRecorder))

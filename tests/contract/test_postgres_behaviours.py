@@ -18,7 +18,10 @@ import psycopg
 import pytest
 from eventsourcing.persistence import IntegrityError, OperationalError, StoredEvent
 
-from infra.store.ledger import Shard
+from domain.events import EventRegistry
+from infra.store.ledger import Ledger, Shard
+from infra.store.mapper import PydanticMapper
+from infra.store.names import ShardTables
 from infra.store.recorder import IdempotencyRecord, SenkiRecorder
 from tests.contract.shard_setup import OnSenkiShard, each_setup
 
@@ -91,13 +94,19 @@ class ClosedConnections(OnSenkiShard):
         self._each_connection(lambda: recorder.select_notifications(start=1, limit=1))
         self._each_connection(recorder.max_notification_id)
 
-    def test_snapshots_after_the_server_closed_the_connections(self) -> None:
-        snapshots = Shard(self.datastore, self.tables).snapshots
-        assert self._pool_full() >= self.pool_size
+    def test_sealed_snapshots_after_the_server_closed_the_connections(self) -> None:
+        shard = self.shards - 1
+        shards = [Shard(self.datastore, ShardTables(index)) for index in range(self.shards)]
+        ledger = Ledger(shards, PydanticMapper(EventRegistry()), snapshot_key=b"k" * 32)
         stream = uuid4()
-        self._each_connection(lambda: snapshots.select_events(stream, desc=True, limit=1))
-        snapshots.insert_events([event(stream)])
-        assert len(snapshots.select_events(stream)) == 1
+        SenkiRecorder(self.datastore, tables=self.tables).insert_events([event(stream)])
+        assert self._pool_full() >= self.pool_size
+        self._each_connection(lambda: ledger.latest_snapshot(stream, "test.State", shard=shard))
+        ledger.save_snapshot(stream, 1, "test.State", {"hp": 7}, shard=shard)
+        self._each_connection(
+            lambda: ledger.save_snapshot(stream, 1, "test.State", {"hp": 7}, shard=shard)
+        )
+        assert ledger.latest_snapshot(stream, "test.State", shard=shard) == (1, {"hp": 7})
 
 
 class LockTimeouts(OnSenkiShard):

@@ -11,7 +11,7 @@ import copy
 import json
 import socket
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -220,3 +220,107 @@ def test_export_then_verify_bundle_from_the_command_line(
     tampered["revealed_seed"] = "00" * 32
     receipt.write_text(json.dumps(tampered), encoding="utf-8")
     assert run_verify_bundle(receipt, Console()) == 1
+
+
+def _set(path: str, value: object) -> Callable[[dict[str, Any]], None]:
+    """An edit of one field: "head.chain_hash", "events.1.chain_prev", "shard"…"""
+
+    def edit(bundle: dict[str, Any]) -> None:
+        *parents, name = path.split(".")
+        target: Any = bundle
+        for part in parents:
+            target = target[int(part)] if part.isdigit() else target[part]
+        target[int(name) if name.isdigit() else name] = value(bundle) if callable(value) else value
+
+    return edit
+
+
+def _last(field: str) -> Callable[[dict[str, Any]], object]:
+    return lambda bundle: bundle["events"][-1][field]
+
+
+# Issue 15 §3: each of these edits passed `verify --bundle` before (a non-hex head hash too).
+HEADER_EDITS = {
+    "head hash not hex": (_set("head.chain_hash", "not-a-hash"), "64-digit hex"),
+    "head hash of another link": (_set("head.chain_hash", "ab" * 32), "not its link"),
+    "head hash upper-case": (
+        _set("head.chain_hash", lambda b: b["head"]["chain_hash"].upper()),
+        "64-digit hex",
+    ),
+    "head before the last event": (
+        _set("head.position", lambda b: b["events"][-1]["position"] - 1),
+        "stands before the bundle's last event",
+    ),
+    "head moved past its own link": (
+        _set("head.position", lambda b: b["events"][-1]["position"] + 5),
+        "carries the link of position",
+    ),
+    "head position as text": (
+        _set("head.position", lambda b: str(b["head"]["position"])),
+        "no integer position",
+    ),
+    "genesis of another shard": (
+        _set("chain_genesis", "senki/chain/v1/events_7"),
+        "is not shard",
+    ),
+    "shard edited": (_set("shard", 3), "is not shard 3's"),
+    "shard and genesis edited together": (
+        lambda b: (_set("shard", 3)(b), _set("chain_genesis", "senki/chain/v1/events_3")(b)),
+        "does not start from the shard's genesis",
+    ),
+    "shard as text": (_set("shard", "0"), "is not a shard number"),
+    "first chain_prev moved off genesis": (
+        _set("events.0.chain_prev", 1),
+        "chain_prev must be 0",
+    ),
+    "chain_prev after its own position": (
+        _set("events.1.chain_prev", lambda b: b["events"][1]["position"]),
+        "does not stand before position",
+    ),
+    "chain_prev off its previous link": (
+        _set("events.1.chain_prev", lambda b: b["events"][1]["chain_prev"] + 1000),
+        "does not stand before position",
+    ),
+    "chain_prev before the previous event": (
+        _set("events.2.chain_prev", lambda b: b["events"][0]["position"]),
+        "stands before the bundle's previous event",
+    ),
+    "chain_prev as text": (
+        _set("events.1.chain_prev", lambda b: str(b["events"][1]["chain_prev"])),
+        "chain_prev is not an integer",
+    ),
+    "prev_hash with spaces": (
+        _set("events.1.prev_hash", lambda b: " ".join(b["events"][1]["prev_hash"])),
+        "prev_hash is not a 64-digit lowercase hex link",
+    ),
+    "encounter id spelled otherwise": (
+        _set("encounter_id", lambda b: b["encounter_id"].upper()),
+        "not written as exported",
+    ),
+}
+
+
+def test_an_edited_head_genesis_shard_or_chain_prev_is_rejected(bundle: dict[str, Any]) -> None:
+    """Every edit of HEADER_EDITS, each on a fresh copy of one exported bundle."""
+    missed = {}
+    for name, (edit, expected) in HEADER_EDITS.items():
+        edited = copy.deepcopy(bundle)
+        edit(edited)
+        assert edited != bundle, name
+        problems = [str(p) for p in verify_bundle(edited).problems]
+        if not any(expected in p for p in problems):
+            missed[name] = problems
+
+    assert missed == {}
+
+
+def test_chain_prev_moved_to_a_neighbour_in_the_bundle_is_named(bundle: dict[str, Any]) -> None:
+    """Events 1 and 2 of a fresh fight are adjacent in the log: 2 was chained after 1."""
+    edited = copy.deepcopy(bundle)
+    second = edited["events"][1]
+    assert second["chain_prev"] == edited["events"][0]["position"]
+    second["chain_prev"] -= 1 if second["chain_prev"] > 1 else -1
+
+    report = verify_bundle(edited)
+
+    assert positions(report.problems) == {second["position"]}

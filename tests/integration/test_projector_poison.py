@@ -29,7 +29,7 @@ from infra.projector import admin
 from infra.projector.reads import ReadModels
 from infra.projector.runner import Projector, ProjectorOptions
 from infra.store.ledger import Ledger, open_ledger
-from infra.store.migrate import migrate, schema_version
+from infra.store.migrate import SCHEMA_VERSION, migrate, schema_version
 from projections.base import Change, Projection, Recorded, Rows
 from projections.catalog import PROJECTIONS
 from projections.character_sheets import SHEETS, CharacterSheetsV1
@@ -219,9 +219,9 @@ def test_schema_5_adds_the_park_to_a_schema_4_database_when_migrated_again(
         conn.execute("INSERT INTO senki.schema_migrations VALUES (4) ON CONFLICT DO NOTHING")
     assert schema_version(app_url) == 4
 
-    assert migrate(owner_url, app_role=APP_ROLE, shards=shard_count()) == 5
+    assert migrate(owner_url, app_role=APP_ROLE, shards=shard_count()) == SCHEMA_VERSION
 
-    assert schema_version(app_url) == 5
+    assert schema_version(app_url) == SCHEMA_VERSION
     with psycopg.connect(app_url, autocommit=True) as conn:  # the service role may park
         conn.execute(
             "INSERT INTO senki_read.parked (projection, generation, shard, position, stream_id, "
