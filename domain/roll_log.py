@@ -6,13 +6,16 @@ closed, after which anyone can recompute every die (DESIGN.md, "Dice you can ver
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 from uuid import UUID
 
 from pydantic import BaseModel, ConfigDict
 
 from domain.aggregate import AggregateKind
-from domain.dice import RollResult, Verification, roll, verify, verify_commitment
+from domain.dice import RollResult, Verification, verify_commitment
+from domain.dice.bcdice import TableRoll, from_legacy, roll_by_hand, roll_server
+from domain.dice.bcdice import verify as verify_roll
 from domain.errors import WrongState
 from domain.events import DomainEvent, registry
 
@@ -27,8 +30,11 @@ class RollLogOpened(DomainEvent):
 
 
 class DiceRolled(DomainEvent):
+    """v2: the roll in BCDice's language and shape (v1 held Senki's first notation's record)."""
+
     event_type = "DiceRolled"
-    result: RollResult
+    version = 2
+    result: TableRoll
 
 
 class DiceSeedRevealed(DomainEvent):
@@ -37,6 +43,13 @@ class DiceSeedRevealed(DomainEvent):
 
 
 registry.register(RollLogOpened, DiceRolled, DiceSeedRevealed)
+
+
+@registry.upcaster("DiceRolled", 1)
+def _bcdice_shape(data: dict[str, object]) -> dict[str, object]:
+    """A v1 roll in today's shape; it keeps its old record and is verified the old way."""
+    old = RollResult.model_validate(data["result"])
+    return data | {"result": from_legacy(old).model_dump(mode="json")}
 
 
 class RollLogClosed(WrongState):
@@ -50,7 +63,7 @@ class RollLog(BaseModel):
     name: str = ""
     commitment: str = ""
     campaign_id: UUID | None = None
-    rolls: tuple[RollResult, ...] = ()
+    rolls: tuple[TableRoll, ...] = ()
     revealed_seed: str | None = None
 
     @property
@@ -89,18 +102,24 @@ def roll_dice(
     purpose: str,
     at: datetime,
     by: str,
+    hand_faces: Sequence[int] | None = None,
 ) -> list[DomainEvent]:
-    """Roll with the log's seed; the roll sequence is the number of rolls so far."""
+    """Roll a BCDice command with the log's seed, or record physical dice typed in by hand;
+    the roll sequence is the number of rolls so far."""
     if state.revealed_seed is not None:
         raise RollLogClosed("this roll log's seed is revealed; open a new log to roll again")
-    result = roll(
-        expression,
-        server_seed=server_seed,
-        stream_id=state.id,
-        roll_seq=len(state.rolls),
-        purpose=purpose,
-        client_seed=client_seed,
-    )
+    seq = len(state.rolls)
+    if hand_faces is not None:
+        result = roll_by_hand(expression, hand_faces, roll_seq=seq, purpose=purpose)
+    else:
+        result = roll_server(
+            expression,
+            server_seed=server_seed,
+            stream_id=state.id,
+            roll_seq=seq,
+            purpose=purpose,
+            client_seed=client_seed,
+        )
     return [DiceRolled(result=result, at=at, by=by)]
 
 
@@ -117,4 +136,4 @@ def audit(state: RollLog) -> list[Verification]:
     seed = bytes.fromhex(state.revealed_seed)
     if not verify_commitment(seed, state.commitment):
         raise ValueError("the revealed seed does not match the commitment made at opening")
-    return [verify(result, server_seed=seed, stream_id=state.id) for result in state.rolls]
+    return [verify_roll(result, server_seed=seed, stream_id=state.id) for result in state.rolls]

@@ -11,6 +11,7 @@ from pydantic import BaseModel, Field, model_validator
 from api.deps import RuntimeDep
 from api.security import GM_ONLY, READERS, WRITERS, PrincipalDep, require
 from api.writes import etag, idempotency_key
+from domain.dice.bcdice.limits import MAX_RANDS
 from domain.roll_log import RollLog
 from infra.bootstrap import Runtime
 from infra.services.campaigns import Principal, PrincipalRole
@@ -26,32 +27,55 @@ class RollCreate(BaseModel):
         default=None,
         min_length=1,
         max_length=200,
-        description="BCDice-style dice, then an optional comment.",
-        examples=["2D6+3>=10 攻撃"],
+        description="A BCDice command (the base system's language), then an optional comment.",
+        examples=["2D6+3>=10 攻撃", "3B6>=4", "2R6[5]>=5", "S1D100<=50", "choice[A,B,C]"],
     )
     roll_log_id: UUID | None = Field(default=None, description="Roll in this log; else open one.")
     name: str = Field(default="table rolls", min_length=1, max_length=200, examples=["GM秘匿"])
     purpose: str = Field(default="table roll", max_length=200)
     client_seed: str | None = Field(default=None, max_length=200)
+    hand_faces: list[int] | None = Field(
+        default=None,
+        max_length=MAX_RANDS,
+        description="Physical dice rolled at the table, one face per die in rolling order "
+        "(rerolled and exploding dice included); the roll is then marked `source: hand`.",
+        examples=[[3, 4]],
+    )
 
     @model_validator(mode="after")
     def something_to_do(self) -> Self:
         if self.roll_log_id is not None and self.expression is None:
             raise ValueError("give an expression to roll in an existing log")
+        if self.hand_faces is not None and self.client_seed is not None:
+            raise ValueError("a client seed mixes into server dice; dice entered by hand have none")
         return self
 
 
+class RandPublic(BaseModel):
+    kind: str = Field(examples=["normal"])
+    sides: int
+    value: int
+
+
 class RollPublic(BaseModel):
+    """A roll in BCDice-API's shape (text, flags, rands) plus what Senki records about it."""
+
     roll_seq: int
-    expression: str
+    command: str = Field(description="As typed, comment included.")
+    expression: str = Field(description="The command without its comment.")
     comment: str
     purpose: str
     source: Literal["server", "hand"]
     client_seed: str | None
-    faces: list[int]
-    total: int
-    success: bool | None
     text: str = Field(examples=["(2D6+3>=10) ＞ 7[3,4]+3 ＞ 10 ＞ 成功"])
+    total: int | None
+    success: bool
+    failure: bool
+    critical: bool
+    fumble: bool
+    secret: bool
+    rands: list[RandPublic]
+    faces: list[int] = Field(description="The values of `rands`, in rolling order.")
 
 
 class RollLogPublic(BaseModel):
@@ -90,7 +114,16 @@ class RollLogAudit(BaseModel):
 
 
 def _roll(data: dict[str, Any]) -> RollPublic:
-    return RollPublic.model_validate(data | {"faces": [r["value"] for r in data["rands"]]})
+    command = str(data["command"])
+    parts = command.split(maxsplit=1)
+    return RollPublic.model_validate(
+        data
+        | {
+            "expression": parts[0] if parts else "",
+            "comment": parts[1].strip() if len(parts) == 2 else "",
+            "faces": [r["value"] for r in data["rands"]],
+        }
+    )
 
 
 def _public(answer: dict[str, Any]) -> RollLogPublic:
@@ -140,6 +173,7 @@ def roll(
         by=who.actor,
         purpose=body.purpose,
         client_seed=body.client_seed,
+        hand_faces=body.hand_faces,
         idempotency=rolled_key,
     )
     etag(response, answer["version"])

@@ -52,9 +52,10 @@ class RollLogService:
         by: str,
         purpose: str = "table roll",
         client_seed: str | None = None,
+        hand_faces: list[int] | None = None,
         idempotency: Idempotency | None = None,
     ) -> Response:
-        """Roll server dice in the log; the response carries the recorded roll."""
+        """Roll server dice in the log (or record `hand_faces`); the response carries the roll."""
         seed = derive_server_seed(self.master_key, log_id)
         return self.executor.execute(
             roll_log.KIND,
@@ -67,6 +68,7 @@ class RollLogService:
                 purpose=purpose,
                 at=self.clock(),
                 by=by,
+                hand_faces=hand_faces,
             ),
             lambda state, version: (
                 _describe(state, version) | {"roll": state.rolls[-1].model_dump(mode="json")}

@@ -7,6 +7,14 @@ dice typed in by hand, a test's fixed dice) and records every die as BCDice's `r
 from domain.dice.bcdice.command import evaluate
 from domain.dice.bcdice.faces import FaceSource, HandFaceError, HandFaces, Rand, ServerFaces
 from domain.dice.bcdice.limits import DiceRefused
+from domain.dice.bcdice.record import (
+    NotACommand,
+    TableRoll,
+    from_legacy,
+    roll_by_hand,
+    roll_server,
+    verify,
+)
 from domain.dice.bcdice.result import BcdiceResult
 from domain.dice.bcdice.simple import BCDICE_VERSION
 
@@ -17,7 +25,13 @@ __all__ = [
     "FaceSource",
     "HandFaceError",
     "HandFaces",
+    "NotACommand",
     "Rand",
     "ServerFaces",
+    "TableRoll",
     "evaluate",
+    "from_legacy",
+    "roll_by_hand",
+    "roll_server",
+    "verify",
 ]

@@ -14,6 +14,7 @@ from uuid import UUID
 from pydantic import BaseModel, ConfigDict
 
 from domain.dice.bcdice.limits import MAX_RANDS, MAX_SIDES, MAX_TIMES, DiceRefused
+from domain.dice.errors import DiceEntryError
 from domain.dice.fair import fair_die
 
 
@@ -50,7 +51,7 @@ class ServerFaces:
         )
 
 
-class HandFaceError(ValueError):
+class HandFaceError(DiceEntryError):
     """Faces typed in by hand that do not fit the roll; names the die concerned."""
 
 

@@ -8,6 +8,8 @@ refused here with `DiceRefused`, never answered with an error from deep inside.
 
 from __future__ import annotations
 
+from domain.dice.errors import DiceEntryError
+
 MAX_TIMES = 200  # BCDice's UPPER_LIMIT_DICE_TIMES: a bigger group rolls no dice at all
 MAX_SIDES = 10_000  # BCDice's UPPER_LIMIT_DICE_SIDES: a bigger die shows 0 and is not recorded
 MAX_RANDS = 10_000  # BCDice's UPPER_LIMIT_RANDS: BCDice raises TooManyRandsError past it
@@ -17,7 +19,7 @@ MAX_MAGNITUDE = 2**53  # a number beyond this is not exact in BCDice's JavaScrip
 MAX_UPPER_GROUP = MAX_RANDS  # upper dice: BCDice builds the group before its dice limit bites
 
 
-class DiceRefused(ValueError):
+class DiceRefused(DiceEntryError):
     """A command Senki will not roll because it passes a safety limit; the message says which."""
 
 
