@@ -48,16 +48,20 @@ def test_an_unreachable_database_says_what_to_check() -> None:
     assert_one_clear_line(result, "cannot reach PostgreSQL")
 
 
-def test_bad_dice_notation_is_refused_before_anything_is_stored() -> None:
+@pytest.mark.parametrize(
+    ("command", "said"),
+    [("20000D6", "at most 10000 dice"), ("こんにちは", "not a dice command")],
+)
+def test_bad_dice_notation_is_refused_before_anything_is_stored(command: str, said: str) -> None:
     result = run(
         "dice",
         "roll",
-        "300D6",
+        command,
         SENKI_DATABASE_URL="postgresql://x@127.0.0.1:1/x",
         SENKI_DICE_MASTER_KEY="ab" * 32,
     )
     assert result.returncode == 2
-    assert_one_clear_line(result, "at most 200 dice")
+    assert_one_clear_line(result, said)
 
 
 def test_config_masks_secrets() -> None:
