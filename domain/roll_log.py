@@ -103,6 +103,7 @@ def roll_dice(
     at: datetime,
     by: str,
     hand_faces: Sequence[int] | None = None,
+    system: str = "DiceBot",
 ) -> list[DomainEvent]:
     """Roll a BCDice command with the log's seed, or record physical dice typed in by hand;
     the roll sequence is the number of rolls so far."""
@@ -110,7 +111,7 @@ def roll_dice(
         raise RollLogClosed("this roll log's seed is revealed; open a new log to roll again")
     seq = len(state.rolls)
     if hand_faces is not None:
-        result = roll_by_hand(expression, hand_faces, roll_seq=seq, purpose=purpose)
+        result = roll_by_hand(expression, hand_faces, roll_seq=seq, purpose=purpose, system=system)
     else:
         result = roll_server(
             expression,
@@ -119,6 +120,7 @@ def roll_dice(
             roll_seq=seq,
             purpose=purpose,
             client_seed=client_seed,
+            system=system,
         )
     return [DiceRolled(result=result, at=at, by=by)]
 

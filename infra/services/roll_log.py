@@ -53,6 +53,7 @@ class RollLogService:
         purpose: str = "table roll",
         client_seed: str | None = None,
         hand_faces: list[int] | None = None,
+        system: str = "DiceBot",
         idempotency: Idempotency | None = None,
     ) -> Response:
         """Roll server dice in the log (or record `hand_faces`); the response carries the roll."""
@@ -69,6 +70,7 @@ class RollLogService:
                 at=self.clock(),
                 by=by,
                 hand_faces=hand_faces,
+                system=system,
             ),
             lambda state, version: (
                 _describe(state, version) | {"roll": state.rolls[-1].model_dump(mode="json")}

@@ -14,9 +14,9 @@ from uuid import UUID
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from domain.dice.bcdice.command import evaluate
 from domain.dice.bcdice.faces import FaceSource, HandFaceError, HandFaces, Rand, ServerFaces
 from domain.dice.bcdice.result import BcdiceResult
+from domain.dice.bcdice.systems import BY_ID
 from domain.dice.errors import DiceEntryError
 from domain.dice.results import RollResult
 from domain.dice.roll import HAND_UNVERIFIABLE, Verification
@@ -32,6 +32,7 @@ class TableRoll(BaseModel):
 
     roll_seq: int = Field(ge=0)
     command: str  # as typed, comment included: it is what is rolled again to verify
+    system: str = "DiceBot"  # the game system that read the command (BCDice-API's id)
     purpose: str
     source: Literal["server", "hand"]
     client_seed: str | None
@@ -55,8 +56,15 @@ class TableRoll(BaseModel):
         return parts[1].strip() if len(parts) == 2 else ""
 
 
-def _evaluated(command: str, source: FaceSource) -> BcdiceResult:
-    result = evaluate(command, source)
+class UnknownSystem(DiceEntryError):
+    """A game system id this build does not offer."""
+
+
+def _evaluated(command: str, source: FaceSource, system: str = "DiceBot") -> BcdiceResult:
+    game = BY_ID.get(system)
+    if game is None:
+        raise UnknownSystem(f"no game system {system!r}; offered: {', '.join(BY_ID)}")
+    result = game.evaluate(command, source)
     if result is None:
         raise NotACommand(
             f"{command[:60]!r} is not a dice command; write e.g. 2D6+3>=10, 3B6, D66, choice[a,b]"
@@ -72,10 +80,12 @@ def _record(  # one field each, named
     purpose: str,
     source: Literal["server", "hand"],
     client_seed: str | None,
+    system: str,
 ) -> TableRoll:
     return TableRoll(
         roll_seq=roll_seq,
         command=command,
+        system=system,
         purpose=purpose,
         source=source,
         client_seed=client_seed,
@@ -91,9 +101,10 @@ def roll_server(  # the commit–reveal layout's inputs, named
     roll_seq: int,
     purpose: str,
     client_seed: str | None = None,
+    system: str = "DiceBot",
 ) -> TableRoll:
     faces = ServerFaces(server_seed, stream_id, roll_seq, client_seed)
-    result = _evaluated(command, faces)
+    result = _evaluated(command, faces, system)
     return _record(
         result,
         command=command,
@@ -101,16 +112,25 @@ def roll_server(  # the commit–reveal layout's inputs, named
         purpose=purpose,
         source="server",
         client_seed=client_seed,
+        system=system,
     )
 
 
-def roll_by_hand(command: str, faces: Sequence[int], *, roll_seq: int, purpose: str) -> TableRoll:
+def roll_by_hand(
+    command: str, faces: Sequence[int], *, roll_seq: int, purpose: str, system: str = "DiceBot"
+) -> TableRoll:
     """Physical dice typed in, one face per die in rolling order; every face must be used."""
     hand = HandFaces(faces)
-    result = _evaluated(command, hand)
+    result = _evaluated(command, hand, system)
     hand.check_all_used(len(result.rands))
     return _record(
-        result, command=command, roll_seq=roll_seq, purpose=purpose, source="hand", client_seed=None
+        result,
+        command=command,
+        roll_seq=roll_seq,
+        purpose=purpose,
+        source="hand",
+        client_seed=None,
+        system=system,
     )
 
 
@@ -146,7 +166,7 @@ def verify(roll: TableRoll, *, server_seed: bytes, stream_id: UUID) -> Verificat
     else:
         source = HandFaces([rand.value for rand in roll.rands])
     try:
-        again = _evaluated(roll.command, source)
+        again = _evaluated(roll.command, source, roll.system)
     except (DiceEntryError, HandFaceError) as error:
         problems = (f"the recorded command cannot be rolled again: {error}",)
         return Verification(roll_seq=roll.roll_seq, problems=problems, unverifiable=unverifiable)
