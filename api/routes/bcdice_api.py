@@ -13,12 +13,13 @@ from __future__ import annotations
 import json
 import logging
 import re
-from typing import Any
+from typing import Any, Literal
 from urllib.parse import parse_qs
 from uuid import UUID
 
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
+from pydantic import BaseModel
 from starlette.concurrency import run_in_threadpool
 
 from api.deps import RuntimeDep
@@ -30,6 +31,72 @@ from infra.services.campaigns import InvalidToken, Principal
 
 API_VERSION = "2.0.0"  # the BCDice-API protocol version these routes speak
 PREFIX = "/bcdice/{credential}/v2"
+
+
+class Refusal(BaseModel):
+    """BCDice-API's error body."""
+
+    ok: Literal[False]
+    reason: str = ""
+
+
+class VersionAnswer(BaseModel):
+    api: str
+    bcdice: str
+
+
+class AdminAnswer(BaseModel):
+    name: str
+    url: str
+    email: str
+
+
+class SystemRow(BaseModel):
+    id: str
+    name: str
+    sort_key: str
+
+
+class SystemsAnswer(BaseModel):
+    game_system: list[SystemRow]
+
+
+class SystemAnswer(BaseModel):
+    ok: Literal[True]
+    id: str
+    name: str
+    sort_key: str
+    command_pattern: str
+    help_message: str
+
+
+class RandAnswer(BaseModel):
+    kind: str
+    sides: int
+    value: int
+
+
+class RollAnswer(BaseModel):
+    ok: Literal[True]
+    text: str
+    secret: bool
+    success: bool
+    failure: bool
+    critical: bool
+    fumble: bool
+    rands: list[RandAnswer]
+
+
+def _documented(answer: type[BaseModel]) -> dict[int | str, dict[str, Any]]:
+    """BCDice-API's bodies, in place of the problem documents the rest of the API answers."""
+    return {
+        200: {"model": answer, "description": "As BCDice-API v2 answers"},
+        400: {"model": Refusal, "description": "unsupported game system / unsupported command"},
+        401: {"model": Refusal, "description": "An unknown or revoked credential"},
+        403: {"model": Refusal, "description": "Not a roller token"},
+    }
+
+
 router = APIRouter(prefix=PREFIX, tags=["bcdice-api"])
 _CREDENTIAL_IN_PATH = re.compile(r"(/bcdice/)[^/?\s]+")
 
@@ -77,7 +144,7 @@ def _roller(runtime: RuntimeDep, credential: str) -> Principal | JSONResponse:
     return who
 
 
-@router.get("/version")
+@router.get("/version", responses=_documented(VersionAnswer))
 def version(credential: str, runtime: RuntimeDep) -> Any:
     """BCDice-API's and BCDice's versions."""
     who = _roller(runtime, credential)
@@ -86,7 +153,7 @@ def version(credential: str, runtime: RuntimeDep) -> Any:
     return _answer({"api": API_VERSION, "bcdice": BCDICE_VERSION})
 
 
-@router.get("/admin")
+@router.get("/admin", responses=_documented(AdminAnswer))
 def admin(credential: str, runtime: RuntimeDep) -> Any:
     """Who runs this server (BCDice-API leaves unset fields empty)."""
     who = _roller(runtime, credential)
@@ -95,7 +162,7 @@ def admin(credential: str, runtime: RuntimeDep) -> Any:
     return _answer({"name": "Senki", "url": "", "email": ""})
 
 
-@router.get("/game_system")
+@router.get("/game_system", responses=_documented(SystemsAnswer))
 def game_systems(credential: str, runtime: RuntimeDep) -> Any:
     """The base system `DiceBot` and Senki's three rule systems, sorted by `sort_key`."""
     who = _roller(runtime, credential)
@@ -107,7 +174,7 @@ def game_systems(credential: str, runtime: RuntimeDep) -> Any:
     )
 
 
-@router.get("/game_system/{system_id}")
+@router.get("/game_system/{system_id}", responses=_documented(SystemAnswer))
 def game_system(credential: str, system_id: str, runtime: RuntimeDep) -> Any:
     """One system: its command pattern (match ignoring case) and help."""
     who = _roller(runtime, credential)
@@ -128,16 +195,23 @@ def game_system(credential: str, system_id: str, runtime: RuntimeDep) -> Any:
     )
 
 
-@router.api_route("/game_system/{system_id}/roll", methods=["GET", "POST"])
+@router.get("/game_system/{system_id}/roll", responses=_documented(RollAnswer))
 async def roll(credential: str, system_id: str, request: Request, runtime: RuntimeDep) -> Any:
-    """Roll `command` (query or form field) with server dice recorded in the roller's log."""
-    command = request.query_params.get("command") or await _posted_command(request)
+    """Roll `command` (query) with server dice recorded in the roller's log."""
+    command = request.query_params.get("command")
+    return await run_in_threadpool(_roll_now, runtime, credential, system_id, command)
+
+
+@router.post("/game_system/{system_id}/roll", responses=_documented(RollAnswer))
+async def roll_posted(
+    credential: str, system_id: str, request: Request, runtime: RuntimeDep
+) -> Any:
+    """Roll `command` (form field, JSON or query) with server dice recorded in the roller's log."""
+    command = await _posted_command(request) or request.query_params.get("command")
     return await run_in_threadpool(_roll_now, runtime, credential, system_id, command)
 
 
 async def _posted_command(request: Request) -> str | None:
-    if request.method != "POST":
-        return None
     body = await request.body()
     if request.headers.get("content-type", "").startswith("application/json"):
         try:
