@@ -87,11 +87,14 @@ def test_roll_reveal_verify_round_trip_on_a_real_database(app_url: str, owner_ur
     assert rolled.returncode == 0, rolled.stderr
     log = rolled.stdout.split("new roll log ")[1].split()[0]
     assert run("dice", "roll", "1D100", "--log", log, **env).returncode == 0
+    exploding = run("dice", "roll", "S4U6[5]>=7", "--log", log, **env)  # BCDice's language
+    assert exploding.returncode == 0, exploding.stderr
+    assert "(secret) (4U6[5]>=7) ＞ " in exploding.stdout
     assert run("dice", "verify", log, **env).returncode != 0  # not revealed yet
     assert run("dice", "reveal", log, **env).returncode == 0
     verified = run("dice", "verify", log, **env)
     assert verified.returncode == 0, verified.stdout + verified.stderr
-    assert verified.stdout.count("recomputed") == 2
+    assert verified.stdout.count("recomputed") == 3
     chain = run("verify", **env)
     assert chain.returncode == 0
     assert "intact" in chain.stdout
