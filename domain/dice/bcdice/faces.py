@@ -46,6 +46,8 @@ class ServerFaces:
         self.client_seed = client_seed
 
     def face(self, index: int, sides: int) -> int:
+        if sides == 1:  # BCDice rolls a d1 (1D1, a choice's last item): its one face, no draw
+            return 1
         return fair_die(
             self.server_seed, self.stream_id, self.roll_seq, index, sides, self.client_seed
         )

@@ -8,6 +8,7 @@ import pytest
 
 from domain.dice.bcdice import DiceRefused, HandFaceError, HandFaces, ServerFaces, evaluate
 from domain.dice.fair import fair_die
+from tests.unit.dice.bcdice_commands import KINDS, CommandMaker
 
 
 class Fixed:
@@ -95,3 +96,23 @@ def test_server_dice_are_the_fair_dice_of_the_seed_in_rolling_order() -> None:
     assert [r.value for r in result.rands] == [
         fair_die(seed, stream, 2, index, r.sides, "aoi") for index, r in enumerate(result.rands)
     ]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_the_same_faces_by_hand_give_the_same_roll_as_the_server(kind: str) -> None:
+    """Every face source is equal before the evaluator: server dice re-entered by hand, in
+    rolling order, give the same text, flags and dice, and no face is left over or missing."""
+    maker = CommandMaker(seed=len(kind))
+    seed, stream = bytes(range(32)), uuid.UUID(int=17)
+    for seq in range(40):
+        command = maker.make(kind)
+        try:
+            served = evaluate(command, ServerFaces(seed, stream, seq, None))
+        except DiceRefused:
+            continue
+        if served is None:
+            continue
+        hand = HandFaces([rand.value for rand in served.rands])
+        again = evaluate(command, hand)
+        hand.check_all_used(len(served.rands))
+        assert again == served, command
