@@ -13,8 +13,7 @@ from dataclasses import dataclass
 
 from domain.dice.bcdice.limits import DiceRefused
 
-_NUMBER = re.compile(r"[0-9]+")
-_COMPARISON = re.compile(r"[<>!=]+")
+_TOKEN = re.compile(r"([0-9]+)|([<>!=]+)|(.)", re.DOTALL)
 MAX_DIGITS = 15  # beyond this BCDice's JavaScript build loses integer precision
 
 
@@ -23,6 +22,9 @@ class Token:
     kind: str  # "NUMBER", "CMP", or the upper-cased character itself
     number: int = 0
     op: str | None = None  # for CMP: "<=", ">=", "!=", "<", ">", "==" or None
+
+
+_CHARS = {c: Token(c) for c in "+-*/()[]?@DBRUTYZCSKHLMAXIN"}
 
 
 def first_word(text: str) -> str:
@@ -45,20 +47,14 @@ def normalise_comparison(run: str) -> str | None:
 
 
 def tokenize(text: str) -> list[Token]:
-    source = first_word(text)
     tokens: list[Token] = []
-    pos = 0
-    while pos < len(source):
-        if number := _NUMBER.match(source, pos):
-            digits = number.group()
-            if len(digits.lstrip("0")) > MAX_DIGITS:
-                raise DiceRefused(f"the number {digits[:20]}… is too large (at most 15 digits)")
-            tokens.append(Token("NUMBER", number=int(digits)))
-            pos = number.end()
-        elif run := _COMPARISON.match(source, pos):
-            tokens.append(Token("CMP", op=normalise_comparison(run.group())))
-            pos = run.end()
+    for number, comparison, other in _TOKEN.findall(first_word(text)):
+        if number:
+            if len(number.lstrip("0")) > MAX_DIGITS:
+                raise DiceRefused(f"the number {number[:20]}… is too large (at most 15 digits)")
+            tokens.append(Token("NUMBER", number=int(number)))
+        elif comparison:
+            tokens.append(Token("CMP", op=normalise_comparison(comparison)))
         else:
-            tokens.append(Token(source[pos].upper()))
-            pos += 1
+            tokens.append(_CHARS.get(other) or Token(other.upper()))
     return tokens
