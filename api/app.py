@@ -12,6 +12,7 @@ from api import metrics, openapi, problems
 from api.limits import BodySizeLimit
 from api.ports import SenkiPort
 from api.routes import (
+    bcdice_api,
     campaigns,
     characters,
     disputes,
@@ -77,5 +78,7 @@ def create_app(
     app.include_router(disputes.router)
     app.include_router(read_models.router)
     app.include_router(web_router)
+    app.include_router(bcdice_api.router)
+    bcdice_api.redact_access_log()
     openapi.install(app)
     return app

@@ -91,6 +91,16 @@ OPERATIONS = _ops(
     encounter_log=("getEncounterLog", "An encounter's log in English and Japanese (read model)"),
     rulings=("searchEncounterRulings", "Search an encounter's rulings (read model)"),
     timeline=("getCampaignTimeline", "A campaign's scenarios, fights and joins (read model)"),
+    # BCDice-API v2 (api/routes/bcdice_api.py), under a roller credential in the path
+    bcdice_version=("getBcdiceVersion", "BCDice-API v2: the API's and BCDice's versions"),
+    bcdice_admin=("getBcdiceAdmin", "BCDice-API v2: who runs this server"),
+    bcdice_game_systems=("listBcdiceGameSystems", "BCDice-API v2: the game systems offered"),
+    bcdice_game_system=("getBcdiceGameSystem", "BCDice-API v2: one game system's commands"),
+    bcdice_roll=("rollBcdice", "BCDice-API v2: roll a command, recorded in the roll log"),
+    bcdice_roll_posted=(
+        "rollBcdicePosted",
+        "BCDice-API v2: roll a posted command, recorded in the roll log",
+    ),
 )
 
 

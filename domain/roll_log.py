@@ -6,13 +6,16 @@ closed, after which anyone can recompute every die (DESIGN.md, "Dice you can ver
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 from uuid import UUID
 
 from pydantic import BaseModel, ConfigDict
 
 from domain.aggregate import AggregateKind
-from domain.dice import RollResult, Verification, roll, verify, verify_commitment
+from domain.dice import RollResult, Verification, verify_commitment
+from domain.dice.bcdice import TableRoll, from_legacy, roll_by_hand, roll_server
+from domain.dice.bcdice import verify as verify_roll
 from domain.errors import WrongState
 from domain.events import DomainEvent, registry
 
@@ -30,9 +33,13 @@ class RollLogOpened(DomainEvent):
 
 
 class DiceRolled(DomainEvent):
+    """v2: the roll in BCDice's language and shape (v1 held Senki's first notation's record)."""
+
     event_type = "DiceRolled"
-    result: RollResult
-    # This roll alone is secret (BCDice's `S` prefix); defaulted like `secret` above.
+    version = 2
+    result: TableRoll
+    # Rolled as secret by the request (a GM's hidden roll of any command), beside the command's
+    # own BCDice `S` prefix, which its result records as `result.secret`.
     secret: bool = False
 
 
@@ -42,6 +49,13 @@ class DiceSeedRevealed(DomainEvent):
 
 
 registry.register(RollLogOpened, DiceRolled, DiceSeedRevealed)
+
+
+@registry.upcaster("DiceRolled", 1)
+def _bcdice_shape(data: dict[str, object]) -> dict[str, object]:
+    """A v1 roll in today's shape; it keeps its old record and is verified the old way."""
+    old = RollResult.model_validate(data["result"])
+    return data | {"result": from_legacy(old).model_dump(mode="json")}
 
 
 class RollLogClosed(WrongState):
@@ -55,7 +69,7 @@ class RollLog(BaseModel):
     name: str = ""
     commitment: str = ""
     campaign_id: UUID | None = None
-    rolls: tuple[RollResult, ...] = ()
+    rolls: tuple[TableRoll, ...] = ()
     revealed_seed: str | None = None
     secret: bool = False
     secret_rolls: frozenset[int] = frozenset()  # roll sequences rolled as secret
@@ -81,7 +95,8 @@ def evolve(state: RollLog, event: DomainEvent) -> RollLog:
                 }
             )
         case DiceRolled(result=result):
-            secret = state.secret_rolls | ({result.roll_seq} if event.secret else set())
+            secret_roll = event.secret or result.secret
+            secret = state.secret_rolls | ({result.roll_seq} if secret_roll else set())
             return state.model_copy(
                 update={
                     "rolls": (*state.rolls, result),
@@ -123,20 +138,26 @@ def roll_dice(
     at: datetime,
     by: str,
     secret: bool = False,
+    hand_faces: Sequence[int] | None = None,
+    system: str = "DiceBot",
 ) -> list[DomainEvent]:
-    """Roll with the log's seed; the roll sequence is the number of rolls so far."""
+    """Roll a BCDice command with the log's seed, or record physical dice typed in by hand;
+    the roll sequence is the number of rolls so far."""
     if state.revealed_seed is not None:
         raise RollLogClosed("this roll log's seed is revealed; open a new log to roll again")
-    result = roll(
-        expression,
-        server_seed=server_seed,
-        stream_id=state.id,
-        roll_seq=len(state.rolls),
-        purpose=purpose,
-        client_seed=client_seed,
-    )
-    # A secret roll by the notation (BCDice `S`, once the parser says so) or by the request.
-    secret = secret or bool(getattr(result, "secret", False))
+    seq = len(state.rolls)
+    if hand_faces is not None:
+        result = roll_by_hand(expression, hand_faces, roll_seq=seq, purpose=purpose, system=system)
+    else:
+        result = roll_server(
+            expression,
+            server_seed=server_seed,
+            stream_id=state.id,
+            roll_seq=seq,
+            purpose=purpose,
+            client_seed=client_seed,
+            system=system,
+        )
     return [DiceRolled(result=result, secret=secret, at=at, by=by)]
 
 
@@ -153,4 +174,4 @@ def audit(state: RollLog) -> list[Verification]:
     seed = bytes.fromhex(state.revealed_seed)
     if not verify_commitment(seed, state.commitment):
         raise ValueError("the revealed seed does not match the commitment made at opening")
-    return [verify(result, server_seed=seed, stream_id=state.id) for result in state.rolls]
+    return [verify_roll(result, server_seed=seed, stream_id=state.id) for result in state.rolls]

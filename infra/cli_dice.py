@@ -9,18 +9,32 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from domain.dice import parse
+from domain.dice.bcdice import NotACommand, evaluate
 from infra import bootstrap
 from infra.cli_options import short_text
 from infra.settings import Settings
 
-dice_app = typer.Typer(no_args_is_help=True, help="Verifiable dice (BCDice notation).")
+dice_app = typer.Typer(no_args_is_help=True, help="Verifiable dice (BCDice's language).")
+
+
+class _Ones:
+    """Every die shows 1: enough to tell a command from chat before anything is opened."""
+
+    def face(self, index: int, sides: int) -> int:
+        return 1
+
+
 console = Console()
 
 
 @dice_app.command("roll")
 def roll(
-    expression: Annotated[str, typer.Argument(help="e.g. 2D6+3, 1D100<=65, D66, '1D6>=5 回避'")],
+    expression: Annotated[
+        str,
+        typer.Argument(
+            help="BCDice: 2D6+3>=10, 3B6>=4, 2R6[5]>=5, 4U6[6], D66, choice[a,b], x3 1D6"
+        ),
+    ],
     log: Annotated[
         UUID | None, typer.Option(help="Roll log to roll in (default: a new one).")
     ] = None,
@@ -33,7 +47,8 @@ def roll(
     ] = "table roll",
 ) -> None:
     """Roll server dice; recorded in a roll log that commits to its seed first."""
-    parse(expression)  # refuse bad notation before anything is opened or stored
+    if evaluate(expression, _Ones()) is None:  # refuse chat before anything is opened or stored
+        raise NotACommand(f"{expression!r} is not a dice command; write e.g. 2D6+3>=10")
     runtime = bootstrap.start(Settings())
     try:
         service = runtime.roll_logs
@@ -45,7 +60,8 @@ def roll(
     finally:
         runtime.close()
     result = answer["roll"]
-    console.print(f"#{result['roll_seq']} {result['text']}")
+    secret = " (secret)" if result["secret"] else ""
+    console.print(f"#{result['roll_seq']}{secret} {result['text']}", markup=False)
     console.print(f"dice: {[r['value'] for r in result['rands']]}  (log {log})")
 
 

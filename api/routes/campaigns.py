@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 from uuid import UUID
 
-from fastapi import APIRouter, Depends, Header, Response, status
+from fastapi import APIRouter, Depends, Header, HTTPException, Response, status
 from pydantic import BaseModel, Field, JsonValue
 
 from api.deps import RuntimeDep
@@ -68,8 +68,13 @@ class OptionsPut(BaseModel):
 
 
 class TokenCreate(BaseModel):
-    kind: Literal["member", "site"] = "member"
+    kind: Literal["member", "site", "roller"] = "member"
     member_id: str | None = Field(default=None, description="Required for a member token.")
+    roll_log_id: UUID | None = Field(
+        default=None,
+        description="Required for a roller token: the campaign's roll log it rolls in, through "
+        "the BCDice-API address /bcdice/{token}/v2/… (its clients cannot send headers).",
+    )
     label: str = Field(default="", max_length=200, examples=["Aoi's phone"])
 
 
@@ -80,7 +85,8 @@ class TokenIssued(CampaignPublic):
 
 class TokenPublic(BaseModel):
     token_id: str
-    kind: Literal["member", "site"]
+    kind: Literal["member", "site", "roller"]
+    roll_log_id: UUID | None = None
     member_id: str | None
     label: str
     issued_by: str
@@ -208,6 +214,10 @@ def issue_token(
 ) -> TokenIssued:
     """The GM issues a token for a member, or a read-only one for a character-sheet site."""
     require(who, campaign_id, GM_ONLY)
+    if body.roll_log_id is not None:
+        log, _ = runtime.roll_logs.get(body.roll_log_id)
+        if log.campaign_id != campaign_id:
+            raise HTTPException(404, f"campaign {campaign_id} has no roll log {body.roll_log_id}")
     answer = runtime.campaigns.issue_token(
         campaign_id,
         who.actor,
@@ -215,6 +225,7 @@ def issue_token(
         member_id=body.member_id,
         label=body.label,
         write=guard(key, None),
+        roll_log_id=body.roll_log_id,
     )
     etag(response, answer["version"])
     return TokenIssued.model_validate(answer)
@@ -241,13 +252,14 @@ def revoke_token(
 # `/v1/me` is not under one campaign's path; the table router includes this router.
 me_router = APIRouter(prefix="/v1", tags=["campaigns"])
 
-Capability = Literal["read", "command", "dispute", "what_if", "settle", "reveal", "manage"]
+Capability = Literal["read", "command", "dispute", "what_if", "settle", "reveal", "manage", "roll"]
 # What each role may do, as the routes enforce it (api.security): a page shows only these.
 CAPABILITIES: dict[PrincipalRole, list[Capability]] = {
     "gm": ["read", "command", "dispute", "what_if", "settle", "reveal", "manage"],
     "player": ["read", "command", "dispute", "what_if"],
     "viewer": ["read", "what_if"],
     "site": ["read", "what_if"],
+    "roller": ["roll"],  # in its one roll log, through /bcdice/{token}/v2 only
 }
 
 
@@ -269,7 +281,8 @@ class Me(BaseModel):
     may: list[Capability] = Field(
         description="command: act for the combatants one controls (the GM for all); "
         "what_if: replay under other options (stores nothing); settle: uphold or amend "
-        "disputes; reveal: publish the dice seed; manage: members, tokens, house rules."
+        "disputes; reveal: publish the dice seed; manage: members, tokens, house rules; "
+        "roll: a roller token's rolls in its roll log through the BCDice-API address."
     )
     characters: list[MyCharacter] = Field(
         description="The characters this caller may act for: a player's own, every one for "

@@ -13,6 +13,7 @@ from api.deps import RuntimeDep
 from api.encounter_views import reader_of
 from api.security import GM_ONLY, READERS, WRITERS, PrincipalDep, require
 from api.writes import etag, idempotency_key
+from domain.dice.bcdice.limits import MAX_RANDS
 from domain.roll_log import RollLog
 from domain.visibility.rolls import roll_view
 from infra.bootstrap import Runtime
@@ -29,8 +30,8 @@ class RollCreate(BaseModel):
         default=None,
         min_length=1,
         max_length=200,
-        description="BCDice-style dice, then an optional comment.",
-        examples=["2D6+3>=10 攻撃"],
+        description="A BCDice command (the base system's language), then an optional comment.",
+        examples=["2D6+3>=10 攻撃", "3B6>=4", "2R6[5]>=5", "S1D100<=50", "choice[A,B,C]"],
     )
     roll_log_id: UUID | None = Field(default=None, description="Roll in this log; else open one.")
     name: str = Field(default="table rolls", min_length=1, max_length=200, examples=["GM秘匿"])
@@ -41,30 +42,54 @@ class RollCreate(BaseModel):
         description="Secret (GM秘匿): opening a log, the whole log; rolling, this roll. Its "
         "faces are shown to the GM and the roller alone until the log's seed is revealed.",
     )
+    hand_faces: list[int] | None = Field(
+        default=None,
+        max_length=MAX_RANDS,
+        description="Physical dice rolled at the table, one face per die in rolling order "
+        "(rerolled and exploding dice included); the roll is then marked `source: hand`.",
+        examples=[[3, 4]],
+    )
 
     @model_validator(mode="after")
     def something_to_do(self) -> Self:
         if self.roll_log_id is not None and self.expression is None:
             raise ValueError("give an expression to roll in an existing log")
+        if self.hand_faces is not None and self.client_seed is not None:
+            raise ValueError("a client seed mixes into server dice; dice entered by hand have none")
         return self
 
 
+class RandPublic(BaseModel):
+    kind: str = Field(examples=["normal"])
+    sides: int
+    value: int
+
+
 class RollPublic(BaseModel):
+    """A roll in BCDice-API's shape (text, flags, rands) plus what Senki records about it."""
+
     roll_seq: int
-    secret: bool = Field(description="Rolled in secret (a secret log, or BCDice's S prefix).")
     withheld: bool = Field(
+        default=False,
         description="A secret roll you may not see yet: only its number is shown until the "
-        "log's seed is revealed (docs/visibility.md)."
+        "log's seed is revealed (docs/visibility.md); its command, text, total, flags and "
+        "dice are then empty or null.",
     )
-    expression: str
+    command: str = Field(description="As typed, comment included.")
+    expression: str = Field(description="The command without its comment.")
     comment: str
     purpose: str
     source: Literal["server", "hand"]
     client_seed: str | None
-    faces: list[int]
-    total: int | None
-    success: bool | None
     text: str = Field(examples=["(2D6+3>=10) ＞ 7[3,4]+3 ＞ 10 ＞ 成功"])
+    total: int | None
+    success: bool | None = Field(description="BCDice's flag; null while the roll is withheld.")
+    failure: bool | None
+    critical: bool | None
+    fumble: bool | None
+    secret: bool = Field(description="Rolled in secret (a secret log, or BCDice's S prefix).")
+    rands: list[RandPublic]
+    faces: list[int] = Field(description="The values of `rands`, in rolling order.")
 
 
 class RollLogPublic(BaseModel):
@@ -105,8 +130,17 @@ class RollLogAudit(BaseModel):
 
 def _roll(data: dict[str, Any]) -> RollPublic:
     """A roll as its roller sees it, in the answer to their own request."""
-    faces = [r["value"] for r in data["rands"]]
-    return RollPublic.model_validate(data | {"faces": faces, "withheld": False})
+    command = str(data["command"])
+    parts = command.split(maxsplit=1)
+    return RollPublic.model_validate(
+        data
+        | {
+            "expression": parts[0] if parts else "",
+            "comment": parts[1].strip() if len(parts) == 2 else "",
+            "faces": [r["value"] for r in data["rands"]],
+            "withheld": False,
+        }
+    )
 
 
 def _seen(state: RollLog, who: Principal) -> list[RollPublic]:
@@ -122,7 +156,16 @@ def _seen(state: RollLog, who: Principal) -> list[RollPublic]:
         )
         for result, by in zip(state.rolls, state.rolled_by, strict=True)
     )
-    return [RollPublic.model_validate(asdict(view)) for view in views]
+    return [
+        RollPublic.model_validate(
+            asdict(view)
+            | {
+                "rands": [rand.model_dump() for rand in view.rands],
+                "faces": [rand.value for rand in view.rands],
+            }
+        )
+        for view in views
+    ]
 
 
 def _public(answer: dict[str, Any]) -> RollLogPublic:
@@ -173,6 +216,7 @@ def roll(
         purpose=body.purpose,
         client_seed=body.client_seed,
         secret=body.secret,
+        hand_faces=body.hand_faces,
         idempotency=rolled_key,
     )
     etag(response, answer["version"])

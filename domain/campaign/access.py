@@ -9,16 +9,18 @@ what the token may do are recorded here.
 from __future__ import annotations
 
 from typing import Literal
+from uuid import UUID
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from domain.events import DomainEvent, registry
 
-TokenRole = Literal["member", "site"]
+TokenRole = Literal["member", "site", "roller"]
 
 
 class AccessTokenIssued(DomainEvent):
-    """A bearer token: for a member (acts with the member's current role) or a sheet site."""
+    """A bearer token: for a member (acts with the member's current role), a sheet site, or a
+    roller (rolls in one roll log and nothing else: a BCDice-API client's credential)."""
 
     event_type = "AccessTokenIssued"
     token_id: str = Field(pattern=r"^[0-9a-f]{8,32}$")
@@ -26,6 +28,9 @@ class AccessTokenIssued(DomainEvent):
     member_id: str | None = None
     label: str = ""
     secret_sha256: str = Field(pattern=r"^[0-9a-f]{64}$")
+    # The roll log a roller token rolls in. Added with a default, so the stored v1 shape
+    # (member and site tokens) still reads unchanged.
+    roll_log_id: UUID | None = None
 
 
 class AccessTokenRevoked(DomainEvent):
@@ -48,3 +53,4 @@ class AccessToken(BaseModel):
     secret_sha256: str
     issued_by: str
     revoked: bool = False
+    roll_log_id: UUID | None = None

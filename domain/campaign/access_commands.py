@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
+from uuid import UUID
 
 from domain.campaign.access import AccessTokenIssued, AccessTokenRevoked, TokenRole
 from domain.campaign.campaign import Campaign
@@ -35,8 +36,10 @@ def issue_token(
     secret_sha256: str,
     at: datetime,
     by: str,
+    roll_log_id: UUID | None = None,
 ) -> list[DomainEvent]:
-    """A GM issues a token for a member of this campaign, or a read-only one for a sheet site."""
+    """A GM issues a token for a member of this campaign, a read-only one for a sheet site,
+    or a roller token for one of its roll logs (the caller checks the log is the campaign's)."""
     _gm(state, by, "issue tokens")
     if token_id in state.tokens:
         raise WrongState(f"token {token_id} exists already")
@@ -44,7 +47,9 @@ def issue_token(
         if member_id is None or state.role_of(member_id) is None:
             raise UnknownMember(f"{member_id!r} is not a member of this campaign; add them first")
     elif member_id is not None:
-        raise WrongState("a sheet-site token belongs to no member: leave member_id empty")
+        raise WrongState(f"a {kind} token belongs to no member: leave member_id empty")
+    if (kind == "roller") != (roll_log_id is not None):
+        raise WrongState("a roller token, and only a roller token, names the roll log it rolls in")
     return [
         AccessTokenIssued(
             token_id=token_id,
@@ -52,6 +57,7 @@ def issue_token(
             member_id=member_id,
             label=label,
             secret_sha256=secret_sha256,
+            roll_log_id=roll_log_id,
             at=at,
             by=by,
         )

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from domain.dice import RollResult
+from domain.dice.bcdice import Rand, TableRoll
 from domain.visibility.encounter import Reader
 
 SECRET_TEXT = "(secret roll)"
@@ -18,20 +18,27 @@ SECRET_TEXT = "(secret roll)"
 
 @dataclass(frozen=True)
 class RollView:
-    """A roll as one reader sees it: everything, or only that it happened."""
+    """A roll as one reader sees it: everything (BCDice-API's shape), or only that it happened.
+
+    A withheld roll keeps its number and source; its command, text, total, flags and dice are
+    empty (the flags None: neither true nor false is known to this reader)."""
 
     roll_seq: int
     secret: bool
     withheld: bool
     source: str
     client_seed: str | None
+    command: str
     expression: str
     comment: str
     purpose: str
-    faces: tuple[int, ...]
+    text: str
     total: int | None
     success: bool | None
-    text: str
+    failure: bool | None
+    critical: bool | None
+    fumble: bool | None
+    rands: tuple[Rand, ...]
 
 
 def shows_roll(reader: Reader, *, secret: bool, rolled_by: str, revealed: bool) -> bool:
@@ -40,7 +47,7 @@ def shows_roll(reader: Reader, *, secret: bool, rolled_by: str, revealed: bool) 
 
 
 def roll_view(
-    result: RollResult, reader: Reader, *, secret: bool, rolled_by: str, revealed: bool
+    result: TableRoll, reader: Reader, *, secret: bool, rolled_by: str, revealed: bool
 ) -> RollView:
     if shows_roll(reader, secret=secret, rolled_by=rolled_by, revealed=revealed):
         return RollView(
@@ -49,26 +56,34 @@ def roll_view(
             withheld=False,
             source=result.source,
             client_seed=result.client_seed,
+            command=result.command,
             expression=result.expression,
             comment=result.comment,
             purpose=result.purpose,
-            faces=tuple(r.value for r in result.rands),
+            text=result.text,
             total=result.total,
             success=result.success,
-            text=result.text,
+            failure=result.failure,
+            critical=result.critical,
+            fumble=result.fumble,
+            rands=result.rands,
         )
-    # The expression and comment go too: a target number ("1D100<=47") can be the secret.
+    # The command and comment go too: a target number ("1D100<=47") can be the secret.
     return RollView(
         roll_seq=result.roll_seq,
         secret=True,
         withheld=True,
         source=result.source,
         client_seed=None,
+        command="",
         expression="",
         comment="",
         purpose="",
-        faces=(),
+        text=SECRET_TEXT,
         total=None,
         success=None,
-        text=SECRET_TEXT,
+        failure=None,
+        critical=None,
+        fumble=None,
+        rands=(),
     )

@@ -28,7 +28,7 @@ from domain.events import DomainEvent
 from infra.services.executor import NO_GUARD, Executor, Idempotency, Response, Write, new_stream_id
 from infra.services.watched_states import WatchedStates
 
-PrincipalRole = Literal["gm", "player", "viewer", "site"]
+PrincipalRole = Literal["gm", "player", "viewer", "site", "roller"]
 
 
 @dataclass(frozen=True)
@@ -38,11 +38,14 @@ class Principal:
     campaign_id: UUID
     token_id: str
     role: PrincipalRole
-    member_id: str | None  # None for a sheet-site token
+    member_id: str | None  # None for a sheet-site or roller token
+    roll_log_id: UUID | None = None  # the one roll log a roller token rolls in
 
     @property
     def actor(self) -> str:
-        return self.member_id or f"site:{self.token_id}"
+        if self.member_id:
+            return self.member_id
+        return f"{'roller' if self.role == 'roller' else 'site'}:{self.token_id}"
 
 
 class InvalidToken(PermissionError):
@@ -160,10 +163,11 @@ class CampaignService:
         campaign_id: UUID,
         by: str,
         *,
-        kind: Literal["member", "site"],
+        kind: Literal["member", "site", "roller"],
         member_id: str | None,
         label: str,
         write: Write = NO_GUARD,
+        roll_log_id: UUID | None = None,
     ) -> Response:
         """A new bearer token for a member or a sheet site, shown in the answer."""
         token_id = secrets.token_hex(4)
@@ -180,6 +184,7 @@ class CampaignService:
                 secret_sha256=secret_hash(secret),
                 at=self.clock(),
                 by=by,
+                roll_log_id=roll_log_id,
             ),
             lambda state, version: describe(state, version) | {"token_id": token_id},
             expected_version=write.expected_version,
@@ -264,6 +269,8 @@ def _principal(state: Campaign, token_id: str, secret: str) -> Principal:
         raise InvalidToken("this token was revoked: ask your GM for a new one")
     if record.kind == "site":
         return Principal(state.id, token_id, "site", None)
+    if record.kind == "roller":
+        return Principal(state.id, token_id, "roller", None, record.roll_log_id)
     role = state.role_of(record.member_id or "")
     if role is None:
         raise InvalidToken("this token's member has left the campaign")

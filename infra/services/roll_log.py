@@ -54,9 +54,11 @@ class RollLogService:
         purpose: str = "table roll",
         client_seed: str | None = None,
         secret: bool = False,
+        hand_faces: list[int] | None = None,
+        system: str = "DiceBot",
         idempotency: Idempotency | None = None,
     ) -> Response:
-        """Roll server dice in the log; the response carries the recorded roll."""
+        """Roll server dice in the log (or record `hand_faces`); the response carries the roll."""
         seed = derive_server_seed(self.master_key, log_id)
         return self.executor.execute(
             roll_log.KIND,
@@ -70,6 +72,8 @@ class RollLogService:
                 at=self.clock(),
                 by=by,
                 secret=secret,
+                hand_faces=hand_faces,
+                system=system,
             ),
             lambda state, version: (
                 _describe(state, version)

@@ -26,8 +26,10 @@ MEMBERS = frozenset({"gm", "owner", "other", "viewer"})
 PLAYERS = frozenset({"gm", "owner", "other"})
 OWNER = frozenset({"gm", "owner"})
 GM = frozenset({"gm"})
-ANY_TOKEN = EVERYONE | {"foreign"}  # not about one campaign: any valid token, its own answer
-CALLERS = ("gm", "owner", "other", "viewer", "site", "none", "revoked", "foreign")
+# Not about one campaign: any valid token, its own answer. A roller token (BCDice-API's
+# credential, in the address) is refused everywhere else.
+ANY_TOKEN = EVERYONE | {"foreign", "roller"}
+CALLERS = ("gm", "owner", "other", "viewer", "site", "none", "revoked", "foreign", "roller")
 
 
 @dataclass(frozen=True)
@@ -144,6 +146,19 @@ PUBLIC = {
     ("GET", "/v1/version"),
     ("GET", "/v1/log/head"),
 }
+# BCDice-API v2: the credential is in the address, a roller token only
+# (tests/api/test_bcdice_api.py: a member token there is 403, a revoked one 401).
+BY_ADDRESS = {
+    (method, f"/bcdice/{{credential}}/v2{path}")
+    for method, path in (
+        ("GET", "/version"),
+        ("GET", "/admin"),
+        ("GET", "/game_system"),
+        ("GET", "/game_system/{system_id}"),
+        ("GET", "/game_system/{system_id}/roll"),
+        ("POST", "/game_system/{system_id}/roll"),
+    )
+}
 
 
 def world(client: TestClient) -> tuple[Fight, dict[str, str], dict[str, str]]:
@@ -197,6 +212,13 @@ def world(client: TestClient) -> tuple[Fight, dict[str, str], dict[str, str]]:
         "site": fight.tokens["site"],
         "revoked": revoked,
         "foreign": open_campaign(client).gm,
+        "roller": ok(
+            campaign.post(
+                f"/v1/campaigns/{campaign.id}/tokens",
+                json={"kind": "roller", "roll_log_id": rolled["roll_log"]["id"]},
+            ),
+            201,
+        )["token"],
     }
     ids = {
         "campaign": campaign.id,
@@ -263,7 +285,7 @@ def test_every_endpoint_for_every_caller(client: TestClient) -> None:
 def test_the_table_lists_every_endpoint(client: TestClient) -> None:
     paths = client.get("/openapi.json").json()["paths"]
     served = {(method.upper(), path) for path, ops in paths.items() for method in ops}
-    listed = {(r.method, _template(r.path)) for r in TABLE} | PUBLIC
+    listed = {(r.method, _template(r.path)) for r in TABLE} | PUBLIC | BY_ADDRESS
     missing = sorted(served - listed)
     assert not missing, f"add these endpoints to the authorisation table: {missing}"
 

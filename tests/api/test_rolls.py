@@ -103,3 +103,55 @@ def test_another_campaigns_token_cannot_read_a_log(client: TestClient) -> None:
         f"/v1/campaigns/{other.id}/rolls", json={"roll_log_id": log_id, "expression": "1D6"}
     )
     assert refused.status_code == 403
+
+
+def test_dice_entered_by_hand_roll_in_bcdice_language_and_shape(client: TestClient) -> None:
+    campaign = open_campaign(client)
+    answer = rolled(campaign, expression="2R6>=5 回避", hand_faces=[5, 2, 6, 1])
+    roll = answer["roll"]
+    assert roll["source"] == "hand"
+    assert roll["text"] == "(2R6[5]>=5) ＞ 5,2 + 6 + 1 ＞ 成功数2"
+    assert roll["rands"] == [{"kind": "normal", "sides": 6, "value": v} for v in (5, 2, 6, 1)]
+    assert (roll["total"], roll["comment"], roll["secret"]) == (2, "回避", False)
+    add = rolled(
+        campaign, roll_log_id=answer["roll_log"]["id"], expression="2D6+3>=10", hand_faces=[3, 4]
+    )
+    assert add["roll"]["text"] == "(2D6+3>=10) ＞ 7[3,4]+3 ＞ 10 ＞ 成功"
+    assert (add["roll"]["success"], add["roll"]["failure"]) == (True, False)
+
+
+@pytest.mark.parametrize(
+    ("faces", "named"),
+    [([5, 6], "die 3 (a d6) has no face"), ([3, 4, 2], "face 3"), ([3, 9], "die 2 is a d6")],
+)
+def test_hand_faces_that_do_not_fit_are_a_422_naming_the_die(
+    client: TestClient, faces: list[int], named: str
+) -> None:
+    campaign = open_campaign(client)
+    command = "2R6>=5" if faces == [5, 6] else "2D6"
+    refused = campaign.post(
+        f"/v1/campaigns/{campaign.id}/rolls", json={"expression": command, "hand_faces": faces}
+    )
+    assert refused.status_code == 422, refused.text
+    assert named in refused.json()["detail"]
+
+
+def test_plain_chat_is_not_rolled(client: TestClient) -> None:
+    campaign = open_campaign(client)
+    refused = campaign.post(f"/v1/campaigns/{campaign.id}/rolls", json={"expression": "こんにちは"})
+    assert refused.status_code == 422
+    assert "not a dice command" in refused.json()["detail"]
+
+
+def test_every_command_kind_verifies_from_the_seed_after_the_reveal(client: TestClient) -> None:
+    campaign = open_campaign(client)
+    log_id = rolled(campaign, expression="3R6>=4")["roll_log"]["id"]
+    for command in ("4U6[5]", "S2D6+1", "choice[赤,青]", "x3 1D6", "5D10KH3>=12", "D66"):
+        answer = rolled(campaign, roll_log_id=log_id, expression=command)["roll"]
+        assert answer["source"] == "server"
+        assert answer["secret"] is (command == "S2D6+1")
+    rolled(campaign, roll_log_id=log_id, expression="1D6", hand_faces=[4])
+    assert campaign.post(f"/v1/roll-logs/{log_id}/reveal").status_code == 200
+    audit = client.get(f"/v1/roll-logs/{log_id}/verify", headers=auth(campaign.gm)).json()
+    assert [c["verified"] for c in audit["checks"]] == [True] * 7 + [False]
+    assert audit["checks"][-1]["problems"] == []  # by hand: consistent, not recomputable

@@ -48,16 +48,20 @@ def test_an_unreachable_database_says_what_to_check() -> None:
     assert_one_clear_line(result, "cannot reach PostgreSQL")
 
 
-def test_bad_dice_notation_is_refused_before_anything_is_stored() -> None:
+@pytest.mark.parametrize(
+    ("command", "said"),
+    [("20000D6", "at most 10000 dice"), ("こんにちは", "not a dice command")],
+)
+def test_bad_dice_notation_is_refused_before_anything_is_stored(command: str, said: str) -> None:
     result = run(
         "dice",
         "roll",
-        "300D6",
+        command,
         SENKI_DATABASE_URL="postgresql://x@127.0.0.1:1/x",
         SENKI_DICE_MASTER_KEY="ab" * 32,
     )
     assert result.returncode == 2
-    assert_one_clear_line(result, "at most 200 dice")
+    assert_one_clear_line(result, said)
 
 
 def test_config_masks_secrets() -> None:
@@ -83,11 +87,14 @@ def test_roll_reveal_verify_round_trip_on_a_real_database(app_url: str, owner_ur
     assert rolled.returncode == 0, rolled.stderr
     log = rolled.stdout.split("new roll log ")[1].split()[0]
     assert run("dice", "roll", "1D100", "--log", log, **env).returncode == 0
+    exploding = run("dice", "roll", "S4U6[5]>=7", "--log", log, **env)  # BCDice's language
+    assert exploding.returncode == 0, exploding.stderr
+    assert "(secret) (4U6[5]>=7) ＞ " in exploding.stdout
     assert run("dice", "verify", log, **env).returncode != 0  # not revealed yet
     assert run("dice", "reveal", log, **env).returncode == 0
     verified = run("dice", "verify", log, **env)
     assert verified.returncode == 0, verified.stdout + verified.stderr
-    assert verified.stdout.count("recomputed") == 2
+    assert verified.stdout.count("recomputed") == 3
     chain = run("verify", **env)
     assert chain.returncode == 0
     assert "intact" in chain.stdout

@@ -214,7 +214,8 @@ def test_snapshots_from_before_schema_5_are_ignored_after_the_upgrade(
         )
 
     assert migrate(owner_url, app_role=APP_ROLE, shards=shard_count()) == SCHEMA_VERSION
-    assert migrate(owner_url, app_role=APP_ROLE, shards=shard_count()) == SCHEMA_VERSION  # safe to re-run
+    # safe to re-run
+    assert migrate(owner_url, app_role=APP_ROLE, shards=shard_count()) == SCHEMA_VERSION
     later = start_runtime(app_url, owner_url)
     unsealed = REFUSED.get(Refusal.unsealed)
     try:

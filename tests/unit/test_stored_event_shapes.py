@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 from domain.catalog import registry
-from domain.dice import commitment, roll
+from domain.dice import commitment
+from domain.dice.bcdice import roll_server, verify
 from domain.events import DomainEvent, EventRegistry, UnknownEventType
 from domain.roll_log import DiceRolled, DiceSeedRevealed, RollLogOpened
 
@@ -27,7 +28,7 @@ STREAM = uuid.UUID("00000000-0000-4000-8000-00000000000a")
 SAMPLES: list[DomainEvent] = [
     RollLogOpened(name="table", commitment=commitment(SEED), at=AT, by="gm"),
     DiceRolled(
-        result=roll(
+        result=roll_server(
             "2D6+3>=10 攻撃",
             server_seed=SEED,
             stream_id=STREAM,
@@ -52,6 +53,17 @@ def test_the_golden_json_of_each_event_still_loads_to_the_same_event(event: Doma
         )
     stored = json.loads(path.read_text(encoding="utf-8"))
     assert registry.decode(registry.topic(event), stored) == event
+
+
+def test_a_v1_table_roll_reads_as_v2_and_still_verifies_from_the_seed() -> None:
+    stored = json.loads((GOLDEN / "DiceRolled.v1.json").read_text(encoding="utf-8"))
+    event = registry.decode("DiceRolled.v1", stored)
+    assert isinstance(event, DiceRolled)
+    assert event.result.text == "(2D6+3>=10) ＞ 6[5,1]+3 ＞ 9 ＞ 失敗"
+    assert (event.result.failure, event.result.command) == (True, "2D6+3>=10 攻撃")
+    # The v1 golden was rolled with SEED on STREAM: its dice are recomputed the old way.
+    check = verify(event.result, server_seed=SEED, stream_id=STREAM)
+    assert check.verified, check.problems
 
 
 def test_every_registered_event_type_has_a_golden_file() -> None:

@@ -1,0 +1,83 @@
+"""Evaluate a line as BCDice's base system (DiceBot) would: the first command kind that reads it.
+
+`evaluate` answers None for what is not a command (plain chat), a `BcdiceResult` otherwise, and
+raises `DiceRefused` for a command past a safety limit. Dice come from the `FaceSource`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from domain.dice.bcdice import add_dice, choice, counting, reroll, simple, upper
+from domain.dice.bcdice.arithmetic import ZeroDivision
+from domain.dice.bcdice.faces import FaceSource, Roller
+from domain.dice.bcdice.limits import MAX_COMMAND, DiceRefused
+from domain.dice.bcdice.result import BcdiceResult
+
+Command = Callable[[str, Roller], BcdiceResult | None]
+# BCDice's CommonCommand::COMMANDS, in its order: the first that reads the line rolls it.
+COMMANDS: tuple[Command, ...] = (
+    add_dice.roll,
+    counting.barabara,
+    counting.tally,
+    simple.calc,
+    choice.roll,
+    simple.d66,
+    # repeat is `_repeat` below: it evaluates its trailer with this same table
+    reroll.roll,
+    upper.roll,
+    simple.version,
+)
+REPEAT_LIMIT = 100
+_REPEAT = re.compile(r"(s)?(repeat|rep|x)([0-9]+)?(\s+)?", re.IGNORECASE)
+_NESTED_REPEAT = re.compile(r"(repeat|rep|x)[0-9]+")
+
+
+def evaluate(text: str, source: FaceSource) -> BcdiceResult | None:
+    """The result of `text` with dice from `source`, or None when it is not a command."""
+    if len(text) > MAX_COMMAND:
+        raise DiceRefused(
+            f"the command is too long ({len(text)} characters, at most {MAX_COMMAND})"
+        )
+    roller = Roller(source)
+    try:
+        result = _evaluate(text, roller)
+    except ZeroDivision as error:  # BCDice fails with an internal error here
+        raise DiceRefused("this command divides by zero; only c(…) answers that") from error
+    if result is None:
+        return None
+    return result.model_copy(update={"rands": tuple(roller.rands)})
+
+
+def _evaluate(text: str, roller: Roller) -> BcdiceResult | None:
+    for command in COMMANDS[:6]:
+        if (result := command(text, roller)) is not None:
+            return result
+    if (result := _repeat(text, roller)) is not None:
+        return result
+    for command in COMMANDS[6:]:
+        if (result := command(text, roller)) is not None:
+            return result
+    return None
+
+
+def _repeat(text: str, roller: Roller) -> BcdiceResult | None:
+    head = _REPEAT.match(text)
+    if head is None or head.group(3) is None or head.group(4) is None:
+        return None
+    secret, times, trailer = head.group(1) is not None, int(head.group(3)), text[head.end() :]
+    if not trailer:
+        return None
+    if _NESTED_REPEAT.match(trailer):
+        return BcdiceResult(text="Repeatコマンドの重複はできません", secret=secret)
+    if not 1 <= times <= REPEAT_LIMIT:
+        text = f"繰り返し回数は1以上、{REPEAT_LIMIT}以下としてください"
+        return BcdiceResult(text=text, secret=secret)
+    results = [_evaluate(trailer, roller) for _ in range(times)]
+    done = [r for r in results if r is not None]
+    if not done:
+        text = f"繰り返し対象のコマンドが実行できませんでした ({trailer})"
+        return BcdiceResult(text=text, secret=secret)
+    joined = "\n\n".join(f"#{i}\n{r.text}" for i, r in enumerate(done, 1))
+    return BcdiceResult(text=joined, secret=secret or any(r.secret for r in done))

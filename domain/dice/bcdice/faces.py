@@ -1,0 +1,124 @@
+"""Where dice come from: a `FaceSource` answers each die the evaluator asks for, in order.
+
+The evaluator never draws randomness itself, so server dice (commit–reveal), physical dice typed
+in by hand and a test's fixed dice all plug in the same way; `Roller` records every die as
+BCDice's `rands` entry `{kind, sides, value}` and applies BCDice's limits.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Literal, Protocol
+from uuid import UUID
+
+from pydantic import BaseModel, ConfigDict
+
+from domain.dice.bcdice.limits import MAX_RANDS, MAX_SIDES, MAX_TIMES, DiceRefused
+from domain.dice.errors import DiceEntryError
+from domain.dice.fair import fair_die
+
+
+class Rand(BaseModel):
+    """One die as rolled, in BCDice-API's shape: a d`sides` that showed `value`."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    kind: Literal["normal"] = "normal"
+    sides: int
+    value: int
+
+
+class FaceSource(Protocol):
+    def face(self, index: int, sides: int) -> int:
+        """The face (1..sides) of die `index` (0-based, in rolling order), a d`sides`."""
+        ...
+
+
+class ServerFaces:
+    """Commit–reveal server dice: die i is `fair_die(seed, stream, roll_seq, i, sides, client)`."""
+
+    def __init__(
+        self, server_seed: bytes, stream_id: UUID, roll_seq: int, client_seed: str | None
+    ) -> None:
+        self.server_seed = server_seed
+        self.stream_id = stream_id
+        self.roll_seq = roll_seq
+        self.client_seed = client_seed
+
+    def face(self, index: int, sides: int) -> int:
+        if sides == 1:  # BCDice rolls a d1 (1D1, a choice's last item): its one face, no draw
+            return 1
+        return fair_die(
+            self.server_seed, self.stream_id, self.roll_seq, index, sides, self.client_seed
+        )
+
+
+class HandFaceError(DiceEntryError):
+    """Faces typed in by hand that do not fit the roll; names the die concerned."""
+
+
+class HandFaces:
+    """Physical dice typed in by the GM, one face per die in the order the dice are rolled."""
+
+    def __init__(self, faces: Sequence[int]) -> None:
+        self.faces = list(faces)
+
+    def face(self, index: int, sides: int) -> int:
+        if index >= len(self.faces):
+            raise HandFaceError(
+                f"die {index + 1} (a d{sides}) has no face: {len(self.faces)} given, "
+                "and this roll needs more; enter one face per die in rolling order"
+            )
+        value = self.faces[index]
+        if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= sides:
+            raise HandFaceError(
+                f"die {index + 1} is a d{sides} and cannot show {value!r}; "
+                f"enter a face from 1 to {sides}"
+            )
+        return value
+
+    def check_all_used(self, used: int) -> None:
+        if used != len(self.faces):
+            raise HandFaceError(
+                f"too many faces: the roll used {used} dice but {len(self.faces)} faces were "
+                f"given; face {used + 1} ({self.faces[used]!r}) belongs to no die"
+            )
+
+
+class Roller:
+    """BCDice's Randomizer over a face source: its limits, and every die recorded."""
+
+    def __init__(self, source: FaceSource) -> None:
+        self.source = source
+        self.rands: list[Rand] = []
+
+    def roll_once(self, sides: int) -> int:
+        if sides <= 0 or sides > MAX_SIDES:
+            return 0  # BCDice: such a die shows 0 and is not a die it rolled
+        if len(self.rands) >= MAX_RANDS:
+            raise too_many_dice()
+        value = self.source.face(len(self.rands), sides)
+        self.rands.append(Rand(sides=sides, value=value))
+        return value
+
+    def roll_barabara(self, times: int, sides: int) -> list[int]:
+        if len(self.rands) + times > MAX_RANDS:
+            raise too_many_dice()
+        if times <= 0 or times > MAX_TIMES:
+            return []  # BCDice rolls nothing for such a group
+        return [self.roll_once(sides) for _ in range(times)]
+
+    def roll_index(self, size: int) -> int:
+        return self.roll_once(size) - 1
+
+    def roll_d66(self, sort: Literal["none", "asc", "desc"]) -> int:
+        first, second = self.roll_once(6), self.roll_once(6)
+        if sort == "asc":
+            first, second = min(first, second), max(first, second)
+        elif sort == "desc":
+            first, second = max(first, second), min(first, second)
+        return first * 10 + second
+
+
+def too_many_dice() -> DiceRefused:
+    return DiceRefused(f"too many dice: at most {MAX_RANDS} dice in one command (as BCDice)")

@@ -1,0 +1,30 @@
+"""Limits that keep a server safe, BCDice's own where it has one, and the refusal for the rest.
+
+BCDice itself rolls no dice for more than 200 dice in one group or more than 10,000 sides (the
+group shows 0), and stops a command at 10,000 dice in all; those are kept, so results match
+BCDice. What BCDice leaves unbounded (nesting, the size of numbers, the length of a command) is
+refused here with `DiceRefused`, never answered with an error from deep inside.
+"""
+
+from __future__ import annotations
+
+from domain.dice.errors import DiceEntryError
+
+MAX_TIMES = 200  # BCDice's UPPER_LIMIT_DICE_TIMES: a bigger group rolls no dice at all
+MAX_SIDES = 10_000  # BCDice's UPPER_LIMIT_DICE_SIDES: a bigger die shows 0 and is not recorded
+MAX_RANDS = 10_000  # BCDice's UPPER_LIMIT_RANDS: BCDice raises TooManyRandsError past it
+MAX_NESTING = 20  # parentheses inside parentheses; BCDice has no limit
+MAX_COMMAND = 2_000  # characters of input, comment included
+MAX_MAGNITUDE = 2**53  # a number beyond this is not exact in BCDice's JavaScript build
+MAX_UPPER_GROUP = MAX_RANDS  # upper dice: BCDice builds the group before its dice limit bites
+
+
+class DiceRefused(DiceEntryError):
+    """A command Senki will not roll because it passes a safety limit; the message says which."""
+
+
+def checked(value: int) -> int:
+    """A computed number, refused when it is too large to be exact in BCDice's JavaScript build."""
+    if abs(value) > MAX_MAGNITUDE:
+        raise DiceRefused(f"a number in this command grows beyond ±2**53 ({value:.3g})")
+    return value
