@@ -30,6 +30,7 @@ import pytest
 import uvicorn
 
 from api.app import create_app
+from api.sheet_schemas import PILOT_STATS
 from infra.bootstrap import Runtime
 from tests.support.runtime import log_heads
 from tests.unit.encounter.table import sheet as combatant_sheet
@@ -315,21 +316,8 @@ def test_a_sheet_site_flow_through_the_generated_client(
     assert stale.headers["ETag"] == f'"{now.version}"'
 
 
-AOI = {
-    "phys_atk": 10,
-    "phys_def": 8,
-    "perc_atk": 6,
-    "perc_def": 8,
-    "evasion": 12,
-    "melee_hit": 10,
-    "ranged_hit": 14,
-    "move": 5,
-    "hp": 80,
-    "reaction": 9,
-    "piloting": 150,
-    "resistance": 7,
-    "capacity": 100,
-}
+# The pilot the sheet schemas' examples describe.
+AOI = dict(PILOT_STATS)
 
 
 class _Calls:
