@@ -224,13 +224,15 @@ async function open() {
   await loadMe(page, say);
   $("sign-out").hidden = false;
   const campaign = page.campaignId || page.me?.campaign_id;
-  if (campaign) {
+  const mayRoll = can(page, "command");
+  if (campaign && mayRoll) {
     $("new-log-link").href = `/table/campaigns/${campaign}/rolls`;
     $("new-log-link").hidden = false;
   }
   if (!page.logId) {
     $("access").hidden = true;
     $("start").hidden = false;
+    $("new-log-panel").hidden = !mayRoll; // a viewer may read a log, not open one
     say("");
     return;
   }
