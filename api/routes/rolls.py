@@ -90,6 +90,12 @@ class RollPublic(BaseModel):
     secret: bool = Field(description="Rolled in secret (a secret log, or BCDice's S prefix).")
     rands: list[RandPublic]
     faces: list[int] = Field(description="The values of `rands`, in rolling order.")
+    rolled_by: str | None = Field(
+        default=None,
+        description="Who rolled it: a member id, or `roller:<token id>` for a BCDice-API "
+        "address; null while the roll is withheld.",
+        examples=["aoi"],
+    )
 
 
 class RollLogPublic(BaseModel):
@@ -128,7 +134,7 @@ class RollLogAudit(BaseModel):
     checks: list[RollLogCheck]
 
 
-def _roll(data: dict[str, Any]) -> RollPublic:
+def _roll(data: dict[str, Any], by: str) -> RollPublic:
     """A roll as its roller sees it, in the answer to their own request."""
     command = str(data["command"])
     parts = command.split(maxsplit=1)
@@ -139,6 +145,7 @@ def _roll(data: dict[str, Any]) -> RollPublic:
             "comment": parts[1].strip() if len(parts) == 2 else "",
             "faces": [r["value"] for r in data["rands"]],
             "withheld": False,
+            "rolled_by": by,
         }
     )
 
@@ -220,7 +227,7 @@ def roll(
         idempotency=rolled_key,
     )
     etag(response, answer["version"])
-    return RollAnswer(roll_log=_public(answer), roll=_roll(answer["roll"]))
+    return RollAnswer(roll_log=_public(answer), roll=_roll(answer["roll"], who.actor))
 
 
 @router.get("/v1/roll-logs/{log_id}", response_model=RollLogFull)

@@ -64,6 +64,18 @@ def unit_sheet_page(unit_id: UUID) -> FileResponse:
     return _page("sheet.html")
 
 
+@router.get("/table/rolls/{log_id}")
+def roll_log_page(log_id: UUID) -> FileResponse:
+    """A roll log's page: every roll in BCDice's text, a form to roll, the GM's reveal."""
+    return _page("rolls.html")
+
+
+@router.get("/table/campaigns/{campaign_id}/rolls")
+def new_roll_log_page(campaign_id: UUID) -> FileResponse:
+    """The roll-log page of a campaign, before a log is open: open one, or go to one by id."""
+    return _page("rolls.html")
+
+
 @router.get("/table/static/{name}")
 def static(name: str) -> FileResponse:
     """One of the page's own files; nothing outside `static/` is reachable."""

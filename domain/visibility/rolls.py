@@ -20,8 +20,8 @@ SECRET_TEXT = "(secret roll)"
 class RollView:
     """A roll as one reader sees it: everything (BCDice-API's shape), or only that it happened.
 
-    A withheld roll keeps its number and source; its command, text, total, flags and dice are
-    empty (the flags None: neither true nor false is known to this reader)."""
+    A withheld roll keeps its number and source; its command, text, total, flags, dice and
+    roller are empty (the flags None: neither true nor false is known to this reader)."""
 
     roll_seq: int
     secret: bool
@@ -39,6 +39,7 @@ class RollView:
     critical: bool | None
     fumble: bool | None
     rands: tuple[Rand, ...]
+    rolled_by: str | None  # the member (or roller token) who rolled it; None when withheld
 
 
 def shows_roll(reader: Reader, *, secret: bool, rolled_by: str, revealed: bool) -> bool:
@@ -67,8 +68,10 @@ def roll_view(
             critical=result.critical,
             fumble=result.fumble,
             rands=result.rands,
+            rolled_by=rolled_by,
         )
-    # The command and comment go too: a target number ("1D100<=47") can be the secret.
+    # The command and comment go too: a target number ("1D100<=47") can be the secret; and
+    # who rolled, since a secret roll's roller is all the table would have to go on.
     return RollView(
         roll_seq=result.roll_seq,
         secret=True,
@@ -86,4 +89,5 @@ def roll_view(
         critical=None,
         fumble=None,
         rands=(),
+        rolled_by=None,
     )

@@ -26,7 +26,14 @@ ID = "0b0e8f6e-3c5c-4b8e-9d2a-1f5e7c9a1b2c"
 
 @pytest.mark.parametrize(
     "path",
-    ["/table", f"/table/encounters/{ID}", f"/table/characters/{ID}", f"/table/units/{ID}"],
+    [
+        "/table",
+        f"/table/encounters/{ID}",
+        f"/table/characters/{ID}",
+        f"/table/units/{ID}",
+        f"/table/rolls/{ID}",
+        f"/table/campaigns/{ID}/rolls",
+    ],
 )
 def test_the_page_is_served_with_a_strict_content_security_policy(
     client: TestClient, path: str
@@ -38,6 +45,7 @@ def test_the_page_is_served_with_a_strict_content_security_policy(
     assert "<main" in page.text
     is_sheet = "/characters/" in path or "/units/" in path
     assert ("/table/static/sheet.js" in page.text) == is_sheet
+    assert ("/table/static/rolls.js" in page.text) == ("rolls" in path)
 
 
 def test_every_file_the_page_loads_is_served_from_this_origin(client: TestClient) -> None:
@@ -62,6 +70,15 @@ def test_nothing_else_is_reachable(client: TestClient, path: str) -> None:
     assert client.get(path).status_code == 404
 
 
-@pytest.mark.parametrize("kind", ["encounters", "characters", "units"])
-def test_an_address_must_be_an_id(client: TestClient, kind: str) -> None:
-    assert client.get(f"/table/{kind}/not-an-id").status_code == 422
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/table/encounters/not-an-id",
+        "/table/characters/not-an-id",
+        "/table/units/not-an-id",
+        "/table/rolls/not-an-id",
+        "/table/campaigns/not-an-id/rolls",
+    ],
+)
+def test_an_address_must_be_an_id(client: TestClient, path: str) -> None:
+    assert client.get(path).status_code == 422

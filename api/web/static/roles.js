@@ -33,6 +33,8 @@ export function drawMe(page) {
   const parts = [`${t(lang, "signedInAs")} ${who} — ${me.campaign_name}`];
   if (!me.may.includes("command") && !me.may.includes("dispute")) parts.push(t(lang, "readOnly"));
   $("me-who").textContent = parts.join(". ");
+  // The campaign's roll log (a table roll, a secret roll): the roll-log page opens one there.
+  Object.assign($("me-rolls"), { href: `/table/campaigns/${me.campaign_id}/rolls`, hidden: false });
   $("me-characters").setAttribute("aria-label", t(lang, "yourCharacters"));
   $("me-characters").replaceChildren(...me.characters.map((c) => node(
     "li", {}, node("a", { href: `/table/characters/${c.id}` }, `${t(lang, "sheet")}: ${c.name}`),
