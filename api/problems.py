@@ -65,6 +65,22 @@ _TITLES = {
 }
 
 
+def _field_error(found: Any, body: Any) -> FieldError:
+    """One invalid part; broken JSON says where it broke (line and column, as an editor
+    shows them) and why, not a character offset."""
+    where = [str(p) for p in found["loc"]]
+    if found.get("type") == "json_invalid" and isinstance(body, str) and len(where) == 2:
+        offset = int(where[1])
+        line = body.count("\n", 0, offset) + 1
+        column = offset - (body.rfind("\n", 0, offset) + 1) + 1
+        why = found.get("ctx", {}).get("error", "not JSON")
+        return FieldError(
+            field="body",
+            message=f"broken JSON at line {line}, column {column} (character {offset}): {why}",
+        )
+    return FieldError(field=".".join(where), message=found["msg"])
+
+
 def install(app: FastAPI) -> None:
     """Map every exception the app can raise to a problem response."""
 
@@ -75,10 +91,7 @@ def install(app: FastAPI) -> None:
 
     @app.exception_handler(RequestValidationError)
     async def invalid(request: Request, error: RequestValidationError) -> JSONResponse:
-        errors = [
-            FieldError(field=".".join(str(p) for p in e["loc"]), message=e["msg"])
-            for e in error.errors()
-        ]
+        errors = [_field_error(e, error.body) for e in error.errors()]
         summary = "; ".join(f"{e.field}: {e.message}" for e in errors[:5])
         return problem(422, "invalid-request", "Invalid request", summary, errors=errors)
 

@@ -3,11 +3,13 @@
 Pure mapping, no I/O. Export uses the Japanese stat labels of GD-STAT: 生命 is a status with
 its max, every other stat a param, so a chat palette can say `1D100+{回避}`. Import is lenient,
 because people edit these by hand: numbers or numeric strings (full-width digits too), missing
-stats default to 0, unknown labels are ignored and listed; what cannot be used is named.
+stats default to 0 and are listed, other tools' labels (HP, 体力…) are read too, unknown
+labels are ignored and listed; what cannot be used is named.
 """
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -28,8 +30,34 @@ LABELS: dict[str, str] = dict(
 )
 HP_LABEL = LABELS["hp"]
 LEVEL_LABEL = "レベル"
-_KEYS: dict[str, str] = {label: key for key, label in LABELS.items()} | {k: k for k in STAT_KEYS}
-_LEVEL_LABELS = frozenset({LEVEL_LABEL, "Lv", "LV", "lv", "level"})
+# Labels other tools and hand-made pieces use for the same stats (CCFolia's own default
+# status is HP; 体力・耐久 are common for a body's hit points). Compared after NFKC and
+# case folding, so ＨＰ, hp and Hp are one label.
+ALIASES: dict[str, str] = {
+    "hp": "hp",
+    "生命力": "hp",
+    "体力": "hp",
+    "耐久": "hp",
+    "耐久力": "hp",
+    "耐久値": "hp",
+    "回避力": "evasion",
+    "移動力": "move",
+    "反応値": "reaction",
+    "行動値": "reaction",
+    "抵抗力": "resistance",
+    "操縦技能": "piloting",
+}
+
+
+def _folded(label: str) -> str:
+    return unicodedata.normalize("NFKC", label).strip().casefold()
+
+
+_KEYS: dict[str, str] = {
+    _folded(label): key
+    for label, key in ({v: k for k, v in LABELS.items()} | {k: k for k in STAT_KEYS}).items()
+} | {_folded(label): key for label, key in ALIASES.items()}
+_LEVEL_LABELS = frozenset(_folded(x) for x in (LEVEL_LABEL, "Lv", "level", "レベル"))
 DEFAULT_NAME = "名無しのパイロット"
 
 # A chat palette a GD table pastes as is: GD-CHK-1 checks, GD-REACT-1 hit and dodge, GD-INIT-1.
@@ -91,6 +119,7 @@ class ImportedSheet:
     base_stats: dict[str, int]
     current_hp: int | None
     ignored: tuple[str, ...] = ()
+    defaulted: tuple[str, ...] = ()  # GD stats the piece did not give, set to 0 (their labels)
 
 
 class UnusableClipboard(ValueError):
@@ -139,9 +168,9 @@ class _Reader:
             return
         label = entry.get("label")
         label = label.strip() if isinstance(label, str) else ""
-        if label in _LEVEL_LABELS:
+        if _folded(label) in _LEVEL_LABELS:
             self.level = self._value(f"{where} {label}", entry.get("value"))
-        elif label in _KEYS:
+        elif _folded(label) in _KEYS:
             self._stat(where, label, entry, status=status)
         else:
             self.ignored.append(label or where)
@@ -149,7 +178,7 @@ class _Reader:
     def _stat(
         self, where: str, label: str, entry: Mapping[str, JsonValue], *, status: bool
     ) -> None:
-        key = _KEYS[label]
+        key = _KEYS[_folded(label)]
         if key == "hp" and status:
             self.current_hp = self._value(f"{where} {label}.value", entry.get("value"))
             if entry.get("max") is None:
@@ -203,6 +232,7 @@ def from_clipboard(clipboard: JsonValue) -> ImportedSheet:
         base_stats={key: reader.stats.get(key, 0) for key in STAT_KEYS},
         current_hp=reader.current_hp,
         ignored=tuple(reader.ignored),
+        defaulted=tuple(LABELS[key] for key in STAT_KEYS if key not in reader.stats),
     )
 
 
@@ -210,7 +240,7 @@ def _check(reader: _Reader) -> None:
     hp = reader.stats.get("hp")
     if hp is None:
         reader.problems.append(
-            (HP_LABEL, "missing: give 生命 as a status with value and max (or as a param)")
+            (HP_LABEL, "missing: give 生命 (or HP) as a status with value and max, or a param")
         )
     elif hp < 1:
         reader.problems.append((HP_LABEL, f"max HP must be at least 1, not {hp}"))

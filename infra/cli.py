@@ -158,8 +158,12 @@ class DemoRuleset(StrEnum):
 @app.command()
 def demo(
     url: Annotated[
-        str, typer.Option(help="The running Senki API.", callback=cli_options.http_url)
-    ] = "http://127.0.0.1:8000",
+        str | None,
+        typer.Option(
+            help="The running Senki API [default: http://SENKI_HOST:SENKI_PORT, as serve uses]",
+            callback=cli_options.http_url,
+        ),
+    ] = None,
     ruleset: Annotated[
         DemoRuleset,
         typer.Option(help="gd: Glorious Drive, wz: Wizardry-style round, ak: Armor Knights."),
@@ -168,8 +172,11 @@ def demo(
     """Play a short scripted fight through the HTTP API and show its rulings and dice."""
     import httpx
 
-    from infra.demo import run_demo
+    from infra.demo import default_url, run_demo
 
+    if url is None:
+        settings = Settings()
+        url = default_url(settings.host, settings.port)
     try:
         with httpx.Client(base_url=url, timeout=30) as http:
             verified = run_demo(http, console, ruleset.value)

@@ -21,7 +21,7 @@ from infra.cli_options import output_file
 from infra.settings import Settings
 
 if TYPE_CHECKING:
-    from infra.services.audit import RollAudit
+    from infra.services.audit import AuditEntry, RollAudit
 
 console = Console()
 
@@ -42,45 +42,72 @@ def audit(
     if as_json:
         console.print_json(json.dumps([e.model_dump(mode="json") for e in trail]))
         return
-    table = Table("v", "command", "rules", "inputs → outcome", "dice", title=f"Audit {encounter}")
+    console.print(f"[bold]Audit {encounter}[/]: {len(trail)} rulings (--json for every detail)")
     for entry in trail:
-        issued = entry.command
-        command = (
-            f"{issued.command_type}\nby {escape(issued.by)}\n{issued.at:%Y-%m-%d %H:%M:%S}"
-            if issued
-            else "—"
+        print_ruling(console, entry)
+
+
+def print_ruling(out: Console, entry: AuditEntry) -> None:
+    """One ruling as a heading and labelled lines that wrap under their label, so it reads at
+    80 columns (a five-column table there wrapped every cell to a word or two a line)."""
+    issued = entry.command
+    command = (
+        f"{escape(issued.command_type)} by {escape(issued.by)} · {issued.at:%Y-%m-%d %H:%M:%S}"
+        if issued
+        else "(no command: the procedure moved on)"
+    )
+    out.print(f"\n[bold]v{entry.version}[/] {command}")
+    lines = Table.grid(padding=(0, 1))
+    lines.add_column(style="dim", no_wrap=True)
+    lines.add_column(overflow="fold")
+    lines.add_row("ruling", escape(entry.summary_en))
+    lines.add_row("", escape(entry.summary_ja))
+    for rule in entry.rules:
+        lines.add_row("rule", f"[bold]{rule.rule_id}[/] {escape(_gist(rule.rule_id, rule.text))}")
+    lines.add_row("in", escape(_pairs(entry.inputs)) or "—")
+    lines.add_row("out", escape(_pairs(entry.outcome)) or "—")
+    if entry.options:
+        lines.add_row("options", escape(_pairs(entry.options)))
+    for roll in entry.dice:
+        lines.add_row("dice", _roll(roll))
+    for d in entry.disputes:
+        lines.add_row(
+            "disputed",
+            f"[yellow]{escape(d.status)} by {escape(d.filed_by)}: {escape(d.reason)}[/]",
         )
-        rules = "\n".join(
-            f"[bold]{r.rule_id}[/] {escape((r.text or '(not in the digest)').replace('**', ''))}"
-            for r in entry.rules
-        )
-        numbers = escape(f"{_pairs(entry.inputs)}\n→ {_pairs(entry.outcome)}")
-        if entry.options:
-            numbers += escape(f"\noptions: {_pairs(entry.options)}")
-        if entry.disputes:
-            numbers += "\n" + "\n".join(
-                f"[yellow]disputed ({d.status}) by {escape(d.filed_by)}: {escape(d.reason)}[/]"
-                for d in entry.disputes
-            )
-        table.add_row(str(entry.version), command, rules, numbers, _dice(entry.dice))
-    console.print(table)
+    out.print(lines)
+
+
+def _gist(rule_id: str, text: str | None) -> str:
+    """The rule's own sentence: an interpretation's paragraph, else the heading and the first
+    sentence (RULES.md has the rest; --json carries the whole text)."""
+    if not text:
+        return "(not in the digest)"
+    plain = text.replace("**", "")
+    marker = f"Interpretation {rule_id}:"
+    if marker in plain:
+        body = plain[plain.index(marker) + len(marker) :].strip()
+        return body.split(" **Interpretation")[0].split(" Interpretation ")[0]
+    body = plain.removeprefix(rule_id).strip()
+    first = body.split(". ")[0]
+    return first if first.endswith(".") or first == body else first + "."
 
 
 def _pairs(values: Mapping[str, object]) -> str:
     return ", ".join(f"{key}={value}" for key, value in values.items())
 
 
-def _dice(rolls: list[RollAudit]) -> str:
-    lines = []
-    for roll in rolls:
-        marks = []
-        for die in roll.dice:
-            mark = {True: "[green]✓[/]", False: "[red]✗[/]", None: ""}[die.recomputes]
-            marks.append(f"{die.face}/d{die.sides}{mark}")
-        source = " [yellow]by hand[/]" if roll.source == "hand" else ""
-        problems = "".join(f"\n[red]{escape(p)}[/]" for p in roll.problems)
-        lines.append(f"#{roll.roll_seq} {' '.join(marks)}{source}{problems}")
-    return "\n".join(lines) or "—"
+def _roll(roll: RollAudit) -> str:
+    """`#3 1D20+1 攻撃: (1D20+1) ＞ 9[9]+1 ＞ 10 · 9/d20✓`: the roll as written, comment too."""
+    marks = []
+    for die in roll.dice:
+        mark = {True: "[green]✓[/]", False: "[red]✗[/]", None: ""}[die.recomputes]
+        marks.append(f"{die.face}/d{die.sides}{mark}")
+    written = " ".join(part for part in (roll.expression, roll.comment) if part)
+    source = " [yellow]by hand[/]" if roll.source == "hand" else ""
+    problems = "".join(f"\n[red]{escape(p)}[/]" for p in roll.problems)
+    said = f": {escape(roll.text)}" if roll.text else ""
+    return f"#{roll.roll_seq} {escape(written)}{said} · {' '.join(marks)}{source}{problems}"
 
 
 def export(

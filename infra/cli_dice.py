@@ -61,7 +61,10 @@ def roll(
         runtime.close()
     result = answer["roll"]
     secret = " (secret)" if result["secret"] else ""
-    console.print(f"#{result['roll_seq']}{secret} {result['text']}", markup=False)
+    # BCDice's text leaves out the roller's comment (`1D6>=5 回避`): say it, as a table does.
+    parts = str(result.get("command", "")).split(maxsplit=1)
+    said = f"{parts[1].strip()}: " if len(parts) == 2 else ""
+    console.print(f"#{result['roll_seq']}{secret} {said}{result['text']}", markup=False)
     console.print(f"dice: {[r['value'] for r in result['rands']]}  (log {log})")
 
 

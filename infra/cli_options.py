@@ -35,8 +35,10 @@ def host(value: str | None) -> str | None:
     raise typer.BadParameter(f"{value!r} is neither an IP address nor a host name")
 
 
-def http_url(value: str) -> str:
-    """The base URL of a running Senki: http(s)://host[:port][/path]."""
+def http_url(value: str | None) -> str | None:
+    """The base URL of a running Senki: http(s)://host[:port][/path] (None: the default)."""
+    if value is None:
+        return None
     try:
         parts = urlsplit(value)
         port = parts.port  # raises ValueError when out of range or not a number

@@ -74,6 +74,7 @@ class DemoTable:
     def __init__(self, http: httpx.Client) -> None:
         self.http = http
         self.tokens: dict[str, str] = {}
+        self.campaign = ""
         self.encounter = ""
 
     def call(self, method: str, path: str, who: str = "gm", **kwargs: Any) -> Any:
@@ -114,6 +115,7 @@ def open_table(
         "POST", "/v1/campaigns", json={"name": name, "gm_member_id": "gm", "ruleset": ruleset}
     )
     table.tokens["gm"], campaign = str(opened["token"]), str(opened["id"])
+    table.campaign = campaign
     table.call(
         "POST", f"/v1/campaigns/{campaign}/members", json={"member_id": "aoi", "role": "player"}
     )
@@ -243,7 +245,37 @@ def finish(table: DemoTable, console: Console, facts: bool = False) -> bool:
         highlight=False,
         soft_wrap=True,
     )
+    link = sign_in_link(table)
+    console.print("Open the fight on the table page as the GM (this link signs you in):")
+    console.print(link, markup=False, emoji=False, highlight=False, soft_wrap=True)
     return bool(audit["all_verified"])
+
+
+def sign_in_link(table: DemoTable) -> str:
+    """The table page of the demo fight, signed in as the GM: `…/table/encounters/{id}#token=…`.
+
+    The token is one of its own (labelled, revocable in /v1/campaigns/{id}/tokens without
+    touching the demo's) and rides in the URL fragment, which a browser never sends to the
+    server, so it lands in no access log; the page keeps it for its tab (sessionStorage) and
+    takes it out of the address at once (api/web/static/api.js, takeTokenFromAddress).
+    """
+    issued = table.call(
+        "POST",
+        f"/v1/campaigns/{table.campaign}/tokens",
+        json={"kind": "member", "member_id": "gm", "label": "senki demo: table sign-in link"},
+    )
+    base = str(table.http.base_url).rstrip("/")
+    return f"{base}/table/encounters/{table.encounter}#token={issued['token']}"
+
+
+def default_url(host: str, port: int) -> str:
+    """Where `senki serve` listens under SENKI_HOST/SENKI_PORT, as a client reaches it (a
+    wildcard address is reached on loopback)."""
+    if host in ("", "0.0.0.0"):
+        host = "127.0.0.1"
+    elif host == "::":
+        host = "::1"
+    return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
 
 
 def _print_log(table: DemoTable, console: Console, facts: bool) -> None:

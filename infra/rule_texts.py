@@ -1,7 +1,8 @@
 """Rule IDs → their text in RULES.md, so an audit shows the clause behind each ruling.
 
-The digest ships inside the package (infra/rules/RULES.md) so an installed Senki can show it;
-a test keeps that copy identical to ../shared/rules/RULES.md. The line of a rule includes the
+The digest ships inside the package (infra/rules/RULES.md), so an installed Senki or a clone
+can show it with nothing outside the repository (a test compares it with the team's shared
+copy when one sits beside the repository). The line of a rule includes the
 Japanese source term where the digest quotes it (e.g. 気絶, 機能停止).
 """
 

@@ -99,7 +99,15 @@ class CcfoliaPiece(BaseModel):
 
 class CharacterImported(CharacterPublic):
     ignored: list[str] = Field(description="Labels that name no GD stat, left out.")
+    defaulted: list[str] = Field(
+        description="GD stats the piece did not give (by their Japanese label), set to 0."
+    )
     notes: list[str] = Field(description="What the import did not take over, and why.")
+
+
+def _page(request: Request, path: str) -> str:
+    """The human sheet page (api/web), which a CCFolia piece's link opens, not the JSON."""
+    return f"{request.base_url}{path}"
 
 
 def _memo(answer: dict[str, Any]) -> str:
@@ -151,7 +159,7 @@ async def character_sheet(
     if unchanged is not None:
         return unchanged
     if shape == "ccfolia":
-        url = str(request.url_for("character_sheet", character_id=character_id))
+        url = _page(request, f"table/characters/{character_id}")
         clipboard = _clipboard(characters.sheet(state, version), state.level, url)
         clipboard.headers["ETag"] = f'"{tag}"'
         return clipboard
@@ -194,7 +202,7 @@ def unit_sheet(
     if unchanged is not None:
         return unchanged
     if shape == "ccfolia":
-        url = str(request.url_for("unit_sheet", unit_id=unit_id))
+        url = _page(request, f"table/units/{unit_id}")
         pilot = runtime.units.pilot(state.pilot_id)
         memo = {"level": pilot.level, "skills": [], "injuries": [], "lost": False}
         clipboard = _clipboard(answer | memo, pilot.level, url)
@@ -245,8 +253,12 @@ def import_character(
             f"生命 {sheet.current_hp}/{sheet.base_stats['hp']}: registered at full HP; "
             "HP changes only through scenarios (GD-HPS-1)"
         )
+    if sheet.defaulted:
+        notes.append(
+            f"set to 0, not in the piece: {'、'.join(sheet.defaulted)}; "
+            "give them as params (label and value) to import them"
+        )
     etag(response, answer["version"])
     response.headers["Location"] = f"/v1/characters/{answer['id']}"
-    return CharacterImported.model_validate(
-        answer | {"ignored": list(sheet.ignored), "notes": notes}
-    )
+    extra = {"ignored": list(sheet.ignored), "defaulted": list(sheet.defaulted), "notes": notes}
+    return CharacterImported.model_validate(answer | extra)

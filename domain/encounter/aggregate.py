@@ -98,7 +98,7 @@ def decide(
             return [CombatantJoined(**data, **meta)]
         case RevealSeed():
             return _reveal(state, command, ctx)
-    require_running(state)
+    require_running(state, command)
     require_legal(state, command, ctx)
     if hand_faces is not None and not ctx.is_gm:
         raise NotPermitted("only the GM enters dice rolled by hand")

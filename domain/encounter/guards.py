@@ -15,9 +15,13 @@ def require_open(state: Encounter) -> None:
         raise WrongState("the encounter is not open: open it first")
 
 
-def require_running(state: Encounter) -> None:
+def require_running(state: Encounter, command: Command | None = None) -> None:
     require_open(state)
     if state.ended:
+        # The rule that took the combatant out says more than "ended" (AK-ARM-2 shot down).
+        reason = state.ruleset.refusal(state.rules, command) if command is not None else None
+        if reason is not None:
+            raise RuleViolation(reason.rule_id, f"{reason.detail}; the encounter has ended")
         raise WrongState("the encounter has ended; no more commands")
 
 
@@ -33,6 +37,9 @@ def require_legal(state: Encounter, command: Command, ctx: CommandContext) -> No
         if entry.command == command.command_type and entry.combatant == command.combatant
     ]
     if not legal:
+        reason = state.ruleset.refusal(state.rules, command)
+        if reason is not None:  # the rule that refuses, not the turn procedure (issue 19)
+            raise reason
         point = state.ruleset.procedure(state.rules)
         awaited = ", ".join(
             f"{a.command}({a.combatant})" if a.combatant else a.command for a in point.awaiting

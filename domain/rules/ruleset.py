@@ -15,6 +15,7 @@ from typing import Any, ClassVar, Literal, Protocol, TypeVar
 from pydantic import BaseModel, ConfigDict, Field
 
 from domain.events import DomainEvent, JsonObject
+from domain.rules.errors import RuleViolation
 from domain.rules.records import Dice
 
 IssuerRole = Literal["gm", "controller"]
@@ -122,6 +123,11 @@ class Ruleset(Protocol[S]):
     def procedure(self, state: S) -> ProcedurePoint: ...
 
     def legal_commands(self, state: S) -> list[LegalCommand]: ...
+
+    def refusal(self, state: S, command: Command) -> RuleViolation | None:
+        """The rule that keeps the command's combatant from acting (fainted, shot down…),
+        cited before the procedure rule when the command is not legal now; None if none."""
+        ...
 
     def decide(
         self, state: S, command: Command, dice: Dice, ctx: CommandContext

@@ -65,6 +65,7 @@ class RollAudit(BaseModel):
     roll_seq: int
     version: int
     expression: str
+    comment: str = ""  # what the roller wrote after the notation (`1D6>=5 回避`)
     purpose: str
     text: str
     source: str
@@ -260,6 +261,7 @@ def _roll(encounter_id: UUID, version: int, result: RollResult, seed: bytes | No
         roll_seq=result.roll_seq,
         version=version,
         expression=result.expression,
+        comment=result.comment,
         purpose=result.purpose,
         text=result.text,
         source=result.source,

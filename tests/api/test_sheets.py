@@ -109,7 +109,7 @@ def test_ccfolia_export_is_a_character_piece_with_japanese_labels(campaign: Camp
     assert data["status"] == [{"label": "生命", "value": 80, "max": 80}]
     assert {"label": "回避", "value": "12"} in data["params"]
     assert data["initiative"] == 9
-    assert data["externalUrl"].endswith(f"/v1/characters/{pilot['id']}/sheet")
+    assert data["externalUrl"].endswith(f"/table/characters/{pilot['id']}")  # the human page
     assert "1D100+{回避} 回避" in data["commands"]
     assert "PL: aoi" in data["memo"]
     json_tag = read(campaign, f"/v1/characters/{pilot['id']}/sheet").headers["ETag"]
@@ -122,6 +122,9 @@ def test_a_unit_exports_to_ccfolia_with_its_boosted_stats(campaign: Campaign) ->
     assert data["name"] == "紅"
     assert data["status"] == [{"label": "生命", "value": 400, "max": 400}]
     assert {"label": "物理攻撃", "value": "50"} in data["params"]
+    assert data["externalUrl"].endswith(f"/table/units/{core['id']}")
+    page = campaign.client.get(data["externalUrl"])
+    assert (page.status_code, page.headers["content-type"][:9]) == (200, "text/html")
 
 
 def test_ccfolia_round_trip_gives_the_same_sheet_values(campaign: Campaign) -> None:
@@ -166,6 +169,42 @@ def test_import_is_lenient_with_numeric_strings_and_unknown_labels(campaign: Cam
     assert imported["base_stats"]["capacity"] == 0
     assert imported["ignored"] == ["MP", "SAN"]
     assert "full HP" in imported["notes"][0]
+    assert "capacity" not in imported["defaulted"]
+    assert "装備力" in imported["defaulted"]
+    assert "回避" not in imported["defaulted"]
+    assert "set to 0, not in the piece: 物理攻撃" in imported["notes"][1]
+
+
+def test_an_import_maps_the_labels_other_tools_use(campaign: Campaign) -> None:
+    clipboard = {
+        "data": {
+            "status": [{"label": "ＨＰ", "value": 45, "max": 50}],
+            "params": [{"label": "回避力", "value": 9}, {"label": "行動値", "value": "7"}],
+        }
+    }
+    imported = ok(
+        campaign.post(f"/v1/campaigns/{campaign.id}/characters/import", json=clipboard), 201
+    )
+    assert (imported["max_hp"], imported["base_stats"]["evasion"]) == (50, 9)
+    assert imported["base_stats"]["reaction"] == 7
+    assert imported["ignored"] == []
+
+
+def test_broken_json_says_the_line_and_column_where_it_broke(campaign: Campaign) -> None:
+    broken = '{"kind": "character",\n "data": {"name": "a",\n  "status": []\n  "params": []}}'
+    refused = campaign.client.post(
+        f"/v1/campaigns/{campaign.id}/characters/import",
+        headers=auth(campaign.gm) | key() | {"Content-Type": "application/json"},
+        content=broken.encode(),
+    )
+    assert refused.status_code == 422
+    problem = refused.json()
+    assert problem["errors"] == [
+        {
+            "field": "body",
+            "message": "broken JSON at line 4, column 3 (character 62): Expecting ',' delimiter",
+        }
+    ]
 
 
 def test_an_unusable_import_is_a_422_naming_each_problem(campaign: Campaign) -> None:

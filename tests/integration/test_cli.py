@@ -86,6 +86,7 @@ def test_roll_reveal_verify_round_trip_on_a_real_database(app_url: str, owner_ur
     rolled = run("dice", "roll", "2D6+3>=10 攻撃", **env)
     assert rolled.returncode == 0, rolled.stderr
     log = rolled.stdout.split("new roll log ")[1].split()[0]
+    assert "#0 攻撃: (2D6+3>=10) ＞ " in rolled.stdout  # the comment shows in the result
     assert run("dice", "roll", "1D100", "--log", log, **env).returncode == 0
     exploding = run("dice", "roll", "S4U6[5]>=7", "--log", log, **env)  # BCDice's language
     assert exploding.returncode == 0, exploding.stderr

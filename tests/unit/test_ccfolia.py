@@ -86,6 +86,31 @@ def test_missing_stats_default_to_zero_and_unknown_labels_are_ignored() -> None:
     }
     assert imported.ignored == ("SAN値",)
     assert imported.level == 1
+    assert "回避" not in imported.defaulted
+    assert "生命" not in imported.defaulted
+    assert imported.defaulted == tuple(
+        LABELS[k] for k in STAT_KEYS if k not in {"hp", "evasion", "piloting"}
+    )
+
+
+@pytest.mark.parametrize("label", ["HP", "hp", "ＨＰ", "Hp", "生命", "生命力", "体力", "耐久"])
+def test_the_hp_labels_tools_use_are_read_as_hp(label: str) -> None:
+    imported = from_clipboard({"data": {"status": [{"label": label, "value": 30, "max": 40}]}})
+    assert (imported.base_stats["hp"], imported.current_hp) == (40, 30)
+    assert "生命" not in imported.defaulted
+
+
+@pytest.mark.parametrize(
+    ("label", "key"),
+    [("回避力", "evasion"), ("移動力", "move"), ("行動値", "reaction"), ("LV", "")],
+)
+def test_other_tools_labels_for_gd_stats_are_read(label: str, key: str) -> None:
+    imported = from_clipboard(piece((label, "7")))
+    if key:
+        assert imported.base_stats[key] == 7
+    else:
+        assert imported.level == 7
+    assert imported.ignored == ()
 
 
 def test_a_piece_without_name_gets_a_default_and_english_keys_are_read() -> None:

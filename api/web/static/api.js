@@ -11,6 +11,20 @@ export function saveToken(token) {
   sessionStorage.setItem(TOKEN_KEY, token);
 }
 
+/**
+ * A sign-in link (`/table/encounters/{id}#token=…`, as `senki demo` prints it): keep the token
+ * for this tab and take it out of the address at once, so it stays in no history entry or
+ * bookmark. A fragment is never sent in a request (nor in a Referer), so the token reaches no
+ * server or proxy log. True when the address carried a token.
+ */
+export function takeTokenFromAddress() {
+  const token = new URLSearchParams(location.hash.slice(1)).get("token");
+  if (!token) return false;
+  saveToken(token);
+  history.replaceState(null, "", location.pathname + location.search);
+  return true;
+}
+
 export function forgetToken() {
   sessionStorage.removeItem(TOKEN_KEY);
 }

@@ -1,7 +1,7 @@
 // The table page: asks for a token, loads an encounter and its log, follows it live, and lets
 // the table travel through its history, check its dice and argue about its rulings.
 
-import { ApiError, follow, forgetToken, get, offered, post, savedToken, saveToken } from "./api.js";
+import { ApiError, follow, forgetToken, get, offered, post, savedToken, saveToken, takeTokenFromAddress } from "./api.js";
 import { drawBoard, drawLegend } from "./board.js";
 import { t, translatePage } from "./i18n.js";
 import { drawLog } from "./log.js";
@@ -313,6 +313,7 @@ function start() {
   translatePage(page.lang);
   drawLegend($("legend"), page.lang);
   wire();
+  takeTokenFromAddress(); // a sign-in link's #token=… (senki demo)
   const id = idFromAddress();
   if (id) $("encounter-id").value = id;
   if (savedToken() && id) openEncounter(id);

@@ -1,7 +1,7 @@
 // A pilot's or an Assault Core's sheet: effective stats, HP now and max with its ratio,
 // injuries, equipment, the HP ratio carried across scenarios, and "copy for CCFolia".
 
-import { ApiError, forgetToken, get, savedToken, saveToken } from "./api.js";
+import { ApiError, forgetToken, get, savedToken, saveToken, takeTokenFromAddress } from "./api.js";
 import { drawHpChart, drawLedgerTable } from "./chart.js";
 import { copyForCcfolia } from "./copy.js";
 import { hpMeter, node, percent } from "./dom.js";
@@ -154,6 +154,7 @@ function wire() {
 function start() {
   translatePage(page.lang);
   wire();
+  takeTokenFromAddress(); // a sign-in link's #token=…
   const where = fromAddress();
   if (!where) {
     say(t(page.lang, "notAvailable"));

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from domain.rules.armor_knights import commands as cmd
 from domain.rules.armor_knights.state import AkState, AkUnit
+from domain.rules.errors import RuleViolation
 from domain.rules.ruleset import Command, LegalCommand, ProcedurePoint
 
 
@@ -77,3 +78,22 @@ def _gm(command: type[Command]) -> LegalCommand:
 
 def _by(command: type[Command], unit: str) -> LegalCommand:
     return LegalCommand(command=command.command_type, issuer="controller", combatant=unit)
+
+
+def refusal(state: AkState, command: Command) -> RuleViolation | None:
+    """A unit shot down acts no more (AK-ARM-2); a target out of response points cannot
+    answer the check against it (AK-TURN-3)."""
+    unit = state.combatants.get(command.combatant or "")
+    if unit is None:
+        return None
+    refused = f"{command.command_type} is refused"
+    if unit.shot_down:
+        return RuleViolation("AK-ARM-2", f"{unit.name} ({unit.id}) was shot down: {refused}")
+    answering = state.checks and state.checks[-1].target == unit.id
+    if answering and unit.response_points <= 0:
+        return RuleViolation(
+            "AK-TURN-3",
+            f"{unit.name} ({unit.id}) has 0 response points left (restored at the end of the"
+            f" opponent's phase): {refused}",
+        )
+    return None

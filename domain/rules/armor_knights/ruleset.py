@@ -12,10 +12,11 @@ from domain.rules.armor_knights import actions, armor, attack, movement, turn, v
 from domain.rules.armor_knights import commands as cmd
 from domain.rules.armor_knights.evolve import evolve, joined
 from domain.rules.armor_knights.options import ArmorKnightsOptions
-from domain.rules.armor_knights.procedure import legal_commands, procedure
+from domain.rules.armor_knights.procedure import legal_commands, procedure, refusal
 from domain.rules.armor_knights.run import Run
 from domain.rules.armor_knights.sheet import AkMap, AkSheet
 from domain.rules.armor_knights.state import AkState
+from domain.rules.errors import RuleViolation
 from domain.rules.records import Dice
 from domain.rules.ruleset import Command, CommandContext, Entrant, LegalCommand, ProcedurePoint
 
@@ -65,6 +66,9 @@ class ArmorKnights:
 
     def legal_commands(self, state: AkState) -> list[LegalCommand]:
         return legal_commands(state)
+
+    def refusal(self, state: AkState, command: Command) -> RuleViolation | None:
+        return refusal(state, command)
 
     def decide(
         self, state: AkState, command: Command, dice: Dice, ctx: CommandContext

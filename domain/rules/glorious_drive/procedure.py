@@ -7,6 +7,7 @@ counts as waiting). Every command a combatant's controller may issue, the GM may
 
 from __future__ import annotations
 
+from domain.rules.errors import RuleViolation
 from domain.rules.glorious_drive import commands as cmd
 from domain.rules.glorious_drive.state import GdCombatant, GdState, PendingAttack
 from domain.rules.glorious_drive.targeting import lies_across
@@ -144,3 +145,24 @@ def _gm(command: type[Command]) -> LegalCommand:
 
 def _by(command: type[Command], combatant: str) -> LegalCommand:
     return LegalCommand(command=command.command_type, issuer="controller", combatant=combatant)
+
+
+# GD-INJ: the rule that keeps an injured character out of action, and what it means now.
+_OUT: dict[str, tuple[str, str]] = {
+    "faint": ("GD-INJ-1", "has fainted and acts in no phase; only its cleanup check remains"),
+    "shutdown": ("GD-INJ-1", "has shut down (an Assault Core's faint) and acts no more"),
+    "critical": ("GD-INJ-2", "is in critical condition: out of action until the scenario ends"),
+    "incapacitated": ("GD-INJ-3", "is incapacitated: out of action until the scenario ends"),
+    "dead": ("GD-INJ-4", "is dead (lost for good) and acts no more"),
+}
+
+
+def refusal(state: GdState, command: Command) -> RuleViolation | None:
+    """GD-INJ-1..4: an injured combatant's command is refused by its injury's rule."""
+    combatant = state.combatants.get(command.combatant or "")
+    if combatant is None or combatant.injury not in _OUT:
+        return None
+    rule_id, why = _OUT[combatant.injury]
+    return RuleViolation(
+        rule_id, f"{combatant.name} ({combatant.id}) {why}: {command.command_type} is refused"
+    )

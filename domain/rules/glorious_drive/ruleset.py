@@ -8,6 +8,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from domain.events import DomainEvent, JsonObject
+from domain.rules.errors import RuleViolation
 from domain.rules.glorious_drive import (
     attack,
     items,
@@ -20,7 +21,7 @@ from domain.rules.glorious_drive import (
 from domain.rules.glorious_drive import commands as cmd
 from domain.rules.glorious_drive.evolve import evolve, joined
 from domain.rules.glorious_drive.options import GloriousDriveOptions
-from domain.rules.glorious_drive.procedure import legal_commands, procedure
+from domain.rules.glorious_drive.procedure import legal_commands, procedure, refusal
 from domain.rules.glorious_drive.run import Run
 from domain.rules.glorious_drive.sheet import GdMap, GdSheet
 from domain.rules.glorious_drive.state import GdState
@@ -86,6 +87,9 @@ class GloriousDrive:
 
     def legal_commands(self, state: GdState) -> list[LegalCommand]:
         return legal_commands(state)
+
+    def refusal(self, state: GdState, command: Command) -> RuleViolation | None:
+        return refusal(state, command)
 
     def decide(
         self, state: GdState, command: Command, dice: Dice, ctx: CommandContext

@@ -6,6 +6,7 @@ for the GM's ruling holds the procedure until it is ruled on, so no roll is left
 
 from __future__ import annotations
 
+from domain.rules.errors import RuleViolation
 from domain.rules.ruleset import Command, LegalCommand, ProcedurePoint
 from domain.rules.wizardry_round import commands as cmd
 from domain.rules.wizardry_round.checks import may_identify
@@ -89,3 +90,21 @@ def _gm(command: type[Command]) -> LegalCommand:
 
 def _by(command: type[Command], combatant: str) -> LegalCommand:
     return LegalCommand(command=command.command_type, issuer="controller", combatant=combatant)
+
+
+def refusal(state: WzState, command: Command) -> RuleViolation | None:
+    """The rule that keeps a combatant from acting: collapse (WZ-3), surrender (WZ-8 F), or
+    an incapacitating status (WZ-8: in effect since the end of the inning it came in)."""
+    combatant = state.combatants.get(command.combatant or "")
+    if combatant is None:
+        return None
+    who = f"{combatant.name} ({combatant.id})"
+    refused = f"{command.command_type} is refused"
+    if combatant.collapsed:
+        return RuleViolation("WZ-3", f"{who} has collapsed from fatigue (+10): {refused}")
+    if combatant.surrendered:
+        return RuleViolation("WZ-8", f"{who} has surrendered (F) and acts no more: {refused}")
+    held = [s.name for s in combatant.statuses if s.incapacitating]
+    if held:
+        return RuleViolation("WZ-8", f"{who} cannot act under {', '.join(held)}: {refused}")
+    return None

@@ -8,13 +8,14 @@ from typing import Any
 from pydantic import BaseModel
 
 from domain.events import DomainEvent, JsonObject
+from domain.rules.errors import RuleViolation
 from domain.rules.records import Dice
 from domain.rules.ruleset import Command, CommandContext, Entrant, LegalCommand, ProcedurePoint
 from domain.rules.wizardry_round import action, checks, declaration, initiative, rounds
 from domain.rules.wizardry_round import commands as cmd
 from domain.rules.wizardry_round.evolve import evolve, joined
 from domain.rules.wizardry_round.options import WizardryRoundOptions
-from domain.rules.wizardry_round.procedure import legal_commands, procedure
+from domain.rules.wizardry_round.procedure import legal_commands, procedure, refusal
 from domain.rules.wizardry_round.run import Run
 from domain.rules.wizardry_round.sheet import WzMap, WzSheet
 from domain.rules.wizardry_round.state import WzState
@@ -61,6 +62,9 @@ class WizardryRound:
 
     def legal_commands(self, state: WzState) -> list[LegalCommand]:
         return legal_commands(state)
+
+    def refusal(self, state: WzState, command: Command) -> RuleViolation | None:
+        return refusal(state, command)
 
     def decide(
         self, state: WzState, command: Command, dice: Dice, ctx: CommandContext

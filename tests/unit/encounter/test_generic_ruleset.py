@@ -68,6 +68,9 @@ class CoinToss:
     def legal_commands(self, state: Toss) -> list[LegalCommand]:
         return [] if state.over else [LegalCommand(command="Flip", issuer="gm")]
 
+    def refusal(self, state: Toss, command: Command) -> RuleViolation | None:
+        return None
+
     def decide(
         self, state: Toss, command: Command, dice: Dice, ctx: CommandContext
     ) -> list[DomainEvent]:
