@@ -27,7 +27,14 @@ from infra.settings import Settings
 if TYPE_CHECKING:
     from prometheus_client import CollectorRegistry
 
-app = typer.Typer(no_args_is_help=True, add_completion=False, help="Senki (戦記) campaign ledger.")
+# Plain click output for usage errors and help: an error's advice (a receipt's format, a
+# range) must stay one unwrapped line a user can read and copy, never a panel cut at 80 columns.
+app = typer.Typer(
+    no_args_is_help=True,
+    add_completion=False,
+    rich_markup_mode=None,
+    help="Senki (戦記) campaign ledger.",
+)
 db_app = typer.Typer(no_args_is_help=True, help="Database schema.")
 app.add_typer(db_app, name="db")
 app.add_typer(dice_app, name="dice")
@@ -36,7 +43,8 @@ app.command("project")(project)
 app.command()(audit)
 app.command()(export)
 console = Console()
-errors = Console(stderr=True)
+# soft_wrap: an error is one line however narrow the terminal, so its advice can be copied whole.
+errors = Console(stderr=True, soft_wrap=True)
 
 
 @app.command()
