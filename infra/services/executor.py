@@ -16,7 +16,7 @@ import threading
 import uuid
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Generic, TypeVar
 from uuid import UUID
 
@@ -92,6 +92,7 @@ class _Command(Generic[S]):
     expected_version: int | None
     idempotency: Idempotency | None
     new: bool
+    loaded: Loaded[S] | None = None
 
 
 @dataclass(frozen=True)
@@ -192,11 +193,22 @@ class Executor:
         expected_version: int | None = None,
         idempotency: Idempotency | None = None,
         new: bool = False,
+        loaded: Loaded[S] | None = None,
     ) -> Response:
-        """Decide on the current state and save the events with the response, atomically."""
+        """Decide on the current state and save the events with the response, atomically.
+
+        `loaded`: the state the caller has just read (the API reads it to authorise the
+        command), decided on by the first attempt instead of reading the stream again. Safe
+        however old it is: the append names its version, so a state another command has moved
+        on is refused (ConcurrencyConflict) and the next attempt reads the stream.
+        """
         shard = self.ledger.shard_of(stream_id)
-        command = _Command(kind, stream_id, decide, respond, expected_version, idempotency, new)
+        command = _Command(
+            kind, stream_id, decide, respond, expected_version, idempotency, new, loaded
+        )
         for attempt in range(_ATTEMPTS):
+            if attempt:
+                command = replace(command, loaded=None)
             try:
                 return self._attempt(command, shard)
             except DuplicateRequest:
@@ -226,8 +238,10 @@ class Executor:
     def _attempt(self, command: _Command[S], shard: int) -> Response:
         """Load, check the If-Match version, decide, append with the answer; remember it."""
         kind, stream_id = command.kind, command.stream_id
-        loaded = self._current(kind, stream_id, command.new)
         expected = command.expected_version
+        loaded = command.loaded
+        if loaded is None or (expected is not None and loaded.version < expected):
+            loaded = self._current(kind, stream_id, command.new)  # never a 412 on an old read
         if expected is not None and loaded.version != expected:
             raise StaleVersion(expected, loaded.version)
         events = command.decide(loaded.state)

@@ -223,3 +223,39 @@ def test_a_retry_after_the_state_moved_on_gets_the_first_answer_and_appends_noth
         runtime.encounters.command(
             fight, GM, "RollInitiative", {}, idempotency=Idempotency("gm:other", "fingerprint")
         )
+
+
+def test_a_command_decided_on_the_state_its_caller_read_reads_the_stream_no_more(
+    runtime: Runtime, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Given the state the API read to authorise a command, when the command is decided on
+    it, then the stream is not read again."""
+    fight = opened_fight(runtime)
+    loaded = runtime.encounters.state(fight)
+    reads: list[uuid.UUID] = []
+    real_read = runtime.ledger.read
+
+    def counted(stream_id: uuid.UUID, **kwargs: Any) -> Any:
+        reads.append(stream_id)
+        return real_read(stream_id, **kwargs)
+
+    monkeypatch.setattr(runtime.ledger, "read", counted)
+    answer = runtime.encounters.command(
+        fight, GM, "RollInitiative", {}, expected_version=loaded[1], loaded=loaded
+    )
+    assert answer["version"] > loaded[1]
+    assert reads == []
+
+
+def test_a_command_decided_on_a_state_another_command_moved_on_is_decided_again(
+    runtime: Runtime,
+) -> None:
+    """Given a state read before another command appended (no If-Match), when a command is
+    decided on it, then the append is refused on its version and the command is decided again
+    on the fresh state: nothing is lost or applied on the old state."""
+    fight = opened_fight(runtime)
+    old = runtime.encounters.state(fight)
+    moved = runtime.encounters.command(fight, GM, "RollInitiative", {})
+    with pytest.raises(RuleViolation):  # initiative is rolled: refused on the fresh state
+        runtime.encounters.command(fight, GM, "RollInitiative", {}, loaded=old)
+    assert runtime.encounters.state(fight)[1] == moved["version"]
