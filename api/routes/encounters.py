@@ -181,7 +181,7 @@ def command(
     """Issue a command on the version you read (If-Match); the answer lists the dice rolled
     and the rulings made."""
     write = guard(key, version, required=True)
-    state, _ = load_for(runtime, who, encounter_id, WRITERS)
+    state, at = load_for(runtime, who, encounter_id, WRITERS)
     try:
         answer = runtime.encounters.command(
             encounter_id,
@@ -192,6 +192,7 @@ def command(
             client_seed=body.client_seed,
             hand_faces=body.hand_faces,
             idempotency=write.idempotency,
+            loaded=(state, at),  # the stream is read once: authorised and decided on it
         )
     except RuleViolation as refused:
         # The rules' message may quote a hidden target's numbers: judged like a log line.

@@ -19,7 +19,14 @@ from domain.encounter.record import issue
 from domain.events import DomainEvent, JsonObject
 from domain.rules.records import EncounterDiceRolled, RulingRecorded
 from domain.rules.ruleset import CommandContext
-from infra.services.executor import Executor, Idempotency, Response, StaleVersion, new_stream_id
+from infra.services.executor import (
+    Executor,
+    Idempotency,
+    Loaded,
+    Response,
+    StaleVersion,
+    new_stream_id,
+)
 from infra.store.ledger import ConcurrencyConflict
 
 
@@ -90,8 +97,11 @@ class EncounterService:
         client_seed: str | None = None,
         hand_faces: Sequence[int] | None = None,
         idempotency: Idempotency | None = None,
+        loaded: tuple[encounter.Encounter, int] | None = None,
     ) -> Response:
-        """Any encounter or ruleset command by name, as the API receives it."""
+        """Any encounter or ruleset command by name, as the API receives it; `loaded`: the
+        state and version the caller has just read, decided on without reading the stream
+        again (`Executor.execute` says why that is safe)."""
         appended: list[DomainEvent] = []
 
         def decide(state: encounter.Encounter) -> list[DomainEvent]:
@@ -121,6 +131,7 @@ class EncounterService:
                 _respond(appended),
                 expected_version=expected_version,
                 idempotency=idempotency,
+                loaded=None if loaded is None else Loaded(*loaded),
             )
         except ConcurrencyConflict:
             if expected_version is None:

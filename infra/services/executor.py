@@ -3,7 +3,11 @@
 Optimistic concurrency: the save names the version it decided on; if another command got
 there first, a command without an If-Match version is decided again on the fresh state (safe:
 deciding is pure), one with If-Match is refused as stale. Idempotency: the first answer is
-stored with the events; a retry with the same key gets that answer and appends nothing.
+stored with the events under the request's key. The key is not looked up before deciding (a
+read per command on the happy path): a retry decides again, and its append is refused by the
+key's unique index (DuplicateRequest), or its decision is refused (stale, conflicting, against
+the rules) because the first attempt moved the state on; only then is the stored answer read,
+and returned if there is one. Either way a retry appends nothing.
 """
 
 from __future__ import annotations
@@ -12,7 +16,7 @@ import threading
 import uuid
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Generic, TypeVar
 from uuid import UUID
 
@@ -88,6 +92,7 @@ class _Command(Generic[S]):
     expected_version: int | None
     idempotency: Idempotency | None
     new: bool
+    loaded: Loaded[S] | None = None
 
 
 @dataclass(frozen=True)
@@ -188,36 +193,55 @@ class Executor:
         expected_version: int | None = None,
         idempotency: Idempotency | None = None,
         new: bool = False,
+        loaded: Loaded[S] | None = None,
     ) -> Response:
-        """Decide on the current state and save the events with the response, atomically."""
+        """Decide on the current state and save the events with the response, atomically.
+
+        `loaded`: the state the caller has just read (the API reads it to authorise the
+        command), decided on by the first attempt instead of reading the stream again. Safe
+        however old it is: the append names its version, so a state another command has moved
+        on is refused (ConcurrencyConflict) and the next attempt reads the stream.
+        """
         shard = self.ledger.shard_of(stream_id)
-        earlier = self._earlier_answer(idempotency, shard)
-        if earlier is not None:
-            return earlier
-        command = _Command(kind, stream_id, decide, respond, expected_version, idempotency, new)
+        command = _Command(
+            kind, stream_id, decide, respond, expected_version, idempotency, new, loaded
+        )
         for attempt in range(_ATTEMPTS):
+            if attempt:
+                command = replace(command, loaded=None)
             try:
                 return self._attempt(command, shard)
             except DuplicateRequest:
+                # The key is taken: this is a retry (or a concurrent twin) of an answered
+                # request, and the events just decided were not appended.
                 answer = self._earlier_answer(idempotency, shard)
-                assert answer is not None  # the concurrent request committed it
+                assert answer is not None  # the request that took the key committed it
                 return answer
             except (StaleVersion, ConcurrencyConflict) as refused:
-                # Maybe this very request moved it: a retry that raced its first attempt
-                # (committing on another process) must get that answer, not a 412 or 409.
+                # Maybe this very request moved it: a retry after its first attempt committed
+                # must get that answer, not a 412 or 409.
                 earlier = self._earlier_answer(idempotency, shard)
                 if earlier is not None:
                     return earlier
                 guarded = expected_version is not None or new
                 if isinstance(refused, StaleVersion) or guarded or attempt == _ATTEMPTS - 1:
                     raise
+            except (ValueError, LookupError):
+                # A refusal (a rule, a missing stream) may only mean the first attempt of this
+                # request committed and moved the state on: then its answer stands.
+                earlier = self._earlier_answer(idempotency, shard)
+                if earlier is not None:
+                    return earlier
+                raise
         raise AssertionError("unreachable")  # pragma: no cover
 
     def _attempt(self, command: _Command[S], shard: int) -> Response:
         """Load, check the If-Match version, decide, append with the answer; remember it."""
         kind, stream_id = command.kind, command.stream_id
-        loaded = self._current(kind, stream_id, command.new)
         expected = command.expected_version
+        loaded = command.loaded
+        if loaded is None or (expected is not None and loaded.version < expected):
+            loaded = self._current(kind, stream_id, command.new)  # never a 412 on an old read
         if expected is not None and loaded.version != expected:
             raise StaleVersion(expected, loaded.version)
         events = command.decide(loaded.state)

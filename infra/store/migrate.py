@@ -15,8 +15,10 @@ from infra.store.recorder import SenkiRecorder
 # 2: schema senki_read (projector registry and tracking); 3: senki.placements (sharded log);
 # 4: senki_read.advance_tracking sends the projector's notice itself; 5: senki_read.parked
 # (events a read model could not take, infra/sql/park.sql); 6: sealed snapshots
-# (snapshot_seal.sql: chain position, chain hash and MAC columns; older rows are ignored)
-SCHEMA_VERSION = 6
+# (snapshot_seal.sql: chain position, chain hash and MAC columns; older rows are ignored);
+# 7: one append, one statement (append.sql: events_N_append, EXECUTE granted to the service
+# role; a version-6 database is upgraded by running `senki db migrate` again)
+SCHEMA_VERSION = 7
 # Read models (infra/projector): rebuildable from the log, so the service role owns their tables.
 READ_SCHEMA = "senki_read"
 _MIGRATION_LOCK = 0x53454E4B49  # "SENKI": one migrator at a time (k8s Job and embedded serve)
@@ -38,6 +40,7 @@ def migrate(owner_url: str, *, app_role: str, shards: int) -> int:
                 _create_library_tables(owner_url, ShardTables(index))
                 _run_file(conn, "shard.sql", app_role, ShardTables(index))
                 _run_file(conn, "snapshot_seal.sql", app_role, ShardTables(index))
+                _run_file(conn, "append.sql", app_role, ShardTables(index))
             _run_file(conn, "read.sql", app_role)
             _run_file(conn, "park.sql", app_role)
             _backfill_placements(conn, shards)
@@ -120,6 +123,7 @@ def _run_file(
             "snapshots": sql.Identifier(tables.snapshots),
             "sequence": sql.Identifier(tables.sequence),
             "chain_fn": sql.Identifier(f"{tables.events}_chain_link"),
+            "append_fn": sql.Identifier(tables.append_function),
             "genesis": sql.Literal(tables.chain_genesis),
             "sealed": sql.Identifier(f"{tables.snapshots}_sealed"),
             "sealed_name": sql.Literal(f"{tables.snapshots}_sealed"),

@@ -25,6 +25,11 @@ class ShardTables:
         return f"events_{self.index}_writelock"
 
     @property
+    def append_function(self) -> str:
+        """The function one append is sent as (infra/sql/append.sql)."""
+        return f"events_{self.index}_append"
+
+    @property
     def snapshots(self) -> str:
         return f"snapshots_{self.index}"
 

@@ -8,7 +8,8 @@ What Senki changes, within the library's own extension points:
 - the NOTIFY names the streams appended to (comma-separated ids), so a listener can tell which
   states it holds are stale (infra/services/append_watch.py); an append of very many streams
   sends no payload, which a listener takes as "anything may have changed";
-- the whole append travels as one pipeline (see `insert_events`).
+- the whole append is one statement, a call of the shard's append function (infra/sql/
+  append.sql), with binary parameters (see `_append_once`).
 
 Reads and appends are retried on a lost connection (infra/store/retry.py says which errors
 are, and why the others are not); `SenkiRecorder.insert_events` says why an append may be.
@@ -30,6 +31,7 @@ from eventsourcing.postgres import (
     PostgresDatastore,
 )
 from psycopg.sql import SQL, Identifier
+from psycopg.types.json import Jsonb
 
 from infra.store.names import ShardTables
 from infra.store.retry import ATTEMPTS, LOST, connection_lost, pause, retried_read
@@ -69,23 +71,26 @@ class SenkiRecorder(PostgresApplicationRecorder):
         super().__init__(datastore, events_table_name=tables.events)
         self.tables = tables
         schema = Identifier(datastore.schema)
-        locks = [
+        # The whole append is this one statement (infra/sql/append.sql), its parameters sent
+        # in binary and its plan prepared once per connection; rendered to bytes once, since
+        # psycopg renders a composed SQL object again on each execute (about 0.1 ms apiece).
+        self._append = (
+            SQL(
+                "SELECT {0}.{1}(%b::uuid[], %b::bigint[], %b::text[], %b::bytea[], %b::text, "
+                "%b::text, %b::jsonb, %b::text, %b::text, %b::text) AS positions"
+            )
+            .format(schema, Identifier(tables.append_function))
+            .as_bytes(None)
+        )
+        self._lock_timeout = f"{datastore.lock_timeout}s"
+        # What the append function does before inserting, as the library states it (its
+        # `_lock_table` is never called here): tests take the same lock to hold a shard.
+        self.lock_table_statements = [
             SQL("SET LOCAL lock_timeout = '{0}s'").format(datastore.lock_timeout),
             SQL("LOCK TABLE {0}.{1} IN EXCLUSIVE MODE").format(
                 schema, Identifier(tables.write_lock)
             ),
         ]
-        self.lock_table_statements = list(locks)
-        # Every statement rendered to bytes once: psycopg renders a composed SQL object again on
-        # each execute (about 0.1 ms apiece), and caches the parsing of plain bytes queries.
-        self._lock_bytes = [statement.as_bytes(None) for statement in locks]
-        self._notify = b"SELECT pg_notify(%s, %s)"
-        self._insert_idempotency = (
-            SQL("INSERT INTO {0}.{1} (key, fingerprint, response) VALUES (%s, %s, %s)")
-            .format(schema, Identifier(tables.idempotency))
-            .as_bytes(None)
-        )
-        self._insert_rows = self.insert_events_statement.as_bytes(None)
         self._selects: dict[tuple[bool, bool, bool, bool], bytes] = {}
         self._select_appended = (
             SQL(
@@ -114,7 +119,7 @@ class SenkiRecorder(PostgresApplicationRecorder):
         lost = 0
         while True:
             try:
-                return self._append_once(stored_events, record, **kwargs)
+                return self._append_once(stored_events, record)
             except IntegrityError:
                 # Only a repeat can meet its own first attempt's commit.
                 found = self._appended_before(stored_events, record) if lost else None
@@ -128,35 +133,34 @@ class SenkiRecorder(PostgresApplicationRecorder):
                 pause()
 
     def _append_once(
-        self,
-        stored_events: Sequence[StoredEvent],
-        record: IdempotencyRecord | None,
-        **kwargs: Any,
-    ) -> Sequence[int] | None:
-        """The idempotency record, the write lock, the NOTIFY, the events and the COMMIT, sent
-        as one pipeline: one round trip, so the shard's write lock is held only while the
-        server works, never while a busy client thread gets round to its next statement
-        (that wait is what capped a shard's commands per second).
+        self, stored_events: Sequence[StoredEvent], record: IdempotencyRecord | None
+    ) -> list[int]:
+        """The idempotency record, the write lock, the NOTIFY and the events, as one call of
+        the shard's append function in autocommit mode: one round trip and one statement, so
+        the shard's write lock is held only while the server inserts and commits, never while
+        a busy client thread gets round to its next statement (that wait is what capped a
+        shard's commands per second).
 
-        A refused idempotency key or version still raises the IntegrityError it is: in a
-        pipeline, the first failing statement's error is raised and the rest are skipped.
+        A refused idempotency key or version raises the IntegrityError it is, naming the
+        constraint (idempotency_N_pkey, events_N_pkey) as a plain INSERT would.
         """
-        with self.datastore.get_connection() as conn:
-            inserted = conn.cursor()
-            with conn.pipeline(), conn.transaction(), conn.cursor() as curs:
-                if record is not None:
-                    curs.execute(
-                        self._insert_idempotency,
-                        (record.key, record.fingerprint, json.dumps(record.response)),
-                    )
-                if stored_events:
-                    for statement in self._lock_bytes:
-                        curs.execute(statement)
-                    curs.execute(self._notify, (self.channel_name, _payload(stored_events)))
-                    inserted.execute(self._insert_rows, (self._rows(stored_events),))
-            if not stored_events:
-                return []
-            return self._fetch_ids_after_insert_events(inserted, stored_events, **kwargs)
+        parameters = (
+            [event.originator_id for event in stored_events],
+            [event.originator_version for event in stored_events],
+            [event.topic for event in stored_events],
+            [event.state for event in stored_events],
+            record.key if record else None,
+            record.fingerprint if record else None,
+            Jsonb(record.response) if record else None,
+            self.channel_name,
+            _payload(stored_events),
+            self._lock_timeout,
+        )
+        with self.datastore.get_connection() as conn, conn.cursor() as curs:
+            curs.execute(self._append, parameters, prepare=True)
+            row = curs.fetchone()
+        positions = row["positions"] if row else None
+        return [int(position) for position in positions or []]
 
     @retried_read
     def _appended_before(
@@ -186,14 +190,6 @@ class SenkiRecorder(PostgresApplicationRecorder):
                 return None
             positions.append(int(row["notification_id"]))
         return positions
-
-    def _rows(self, stored_events: Sequence[StoredEvent]) -> list[Any]:
-        return [
-            self.construct_pg_stored_event(
-                event.originator_id, event.originator_version, event.topic, event.state
-            )
-            for event in stored_events
-        ]
 
     @retried_read
     def select_events(

@@ -133,7 +133,7 @@ class Differences(OnSenkiShard):
     # The library's optional insert function (POSTGRES_ENABLE_DB_FUNCTIONS) skips the table
     # lock, so migration never creates it and Senki's append never calls it.
 
-    def test_senki_appends_through_the_pipeline_even_if_db_functions_are_enabled(self) -> None:
+    def test_senki_appends_through_its_own_function_even_if_db_functions_are_enabled(self) -> None:
         self.datastore.enable_db_functions = True
         recorder = SenkiRecorder(self.datastore, tables=self.tables)
         assert recorder.insert_events([event()]) == [1]

@@ -158,9 +158,8 @@ def test_a_cached_state_never_hides_what_another_process_appended(runtime: Runti
     assert state.rules.order == ("ace", "grunt")
 
 
-class _AnswerNotYetVisible(Executor):
-    """An API process whose retry looked for the first answer a moment before the first
-    attempt (on another process) committed it: its first look finds nothing."""
+class _CountingLooks(Executor):
+    """An API process that counts its looks for a stored answer (each one a read)."""
 
     def __init__(self, runtime: Runtime) -> None:
         super().__init__(runtime.ledger)
@@ -168,15 +167,16 @@ class _AnswerNotYetVisible(Executor):
 
     def _earlier_answer(self, idempotency: Idempotency | None, shard: int) -> Any:
         self.looks += 1
-        return None if self.looks == 1 else super()._earlier_answer(idempotency, shard)
+        return super()._earlier_answer(idempotency, shard)
 
 
 def test_a_retry_that_raced_its_committing_first_attempt_gets_its_answer_not_a_412(
     runtime: Runtime,
 ) -> None:
     """Given a command committed under a key at If-Match v, when its retry (same key, same
-    If-Match) finds the stream at v+n, then it answers as the first attempt did: a 412 would
-    tell the client to send the command again, which would apply it twice."""
+    If-Match) finds the stream at v+n (on another process, which never saw the first answer),
+    then it answers as the first attempt did: a 412 would tell the client to send the command
+    again, which would apply it twice."""
     from infra.services.encounters import EncounterService
 
     fight = opened_fight(runtime)
@@ -185,9 +185,7 @@ def test_a_retry_that_raced_its_committing_first_attempt_gets_its_answer_not_a_4
     first = runtime.encounters.command(
         fight, GM, "RollInitiative", {}, expected_version=version, idempotency=key
     )
-    racing = EncounterService(
-        _AnswerNotYetVisible(runtime), runtime.dice_key, runtime.encounters.clock
-    )
+    racing = EncounterService(_CountingLooks(runtime), runtime.dice_key, runtime.encounters.clock)
     again = racing.command(
         fight, GM, "RollInitiative", {}, expected_version=version, idempotency=key
     )
@@ -195,3 +193,69 @@ def test_a_retry_that_raced_its_committing_first_attempt_gets_its_answer_not_a_4
     assert runtime.encounters.state(fight)[1] == first["version"]
     with pytest.raises(StaleVersion):  # a different request at that version is still stale
         racing.command(fight, GM, "RollInitiative", {}, expected_version=version)
+
+
+def test_a_first_request_under_a_key_never_looks_for_an_earlier_answer(runtime: Runtime) -> None:
+    """Given a command under a new key, when it is decided and appended, then no stored answer
+    is read first: the key's unique index, in the append itself, is what catches a repeat."""
+    from infra.services.encounters import EncounterService
+
+    fight = opened_fight(runtime)
+    counting = _CountingLooks(runtime)
+    service = EncounterService(counting, runtime.dice_key, runtime.encounters.clock)
+    service.command(fight, GM, "RollInitiative", {}, idempotency=Idempotency("gm:1", "fp"))
+    assert counting.looks == 0
+
+
+def test_a_retry_after_the_state_moved_on_gets_the_first_answer_and_appends_nothing(
+    runtime: Runtime,
+) -> None:
+    """Given RollInitiative committed under a key (no If-Match), when it is sent again with the
+    key and initiative is no longer legal (GD procedure), then the first answer comes back,
+    not the rule refusal, and nothing is appended; another key gets the refusal."""
+    fight = opened_fight(runtime)
+    key = Idempotency("gm:initiative-2", "fingerprint")
+    first = runtime.encounters.command(fight, GM, "RollInitiative", {}, idempotency=key)
+    again = runtime.encounters.command(fight, GM, "RollInitiative", {}, idempotency=key)
+    assert again == first
+    assert runtime.encounters.state(fight)[1] == first["version"]
+    with pytest.raises(RuleViolation):
+        runtime.encounters.command(
+            fight, GM, "RollInitiative", {}, idempotency=Idempotency("gm:other", "fingerprint")
+        )
+
+
+def test_a_command_decided_on_the_state_its_caller_read_reads_the_stream_no_more(
+    runtime: Runtime, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Given the state the API read to authorise a command, when the command is decided on
+    it, then the stream is not read again."""
+    fight = opened_fight(runtime)
+    loaded = runtime.encounters.state(fight)
+    reads: list[uuid.UUID] = []
+    real_read = runtime.ledger.read
+
+    def counted(stream_id: uuid.UUID, **kwargs: Any) -> Any:
+        reads.append(stream_id)
+        return real_read(stream_id, **kwargs)
+
+    monkeypatch.setattr(runtime.ledger, "read", counted)
+    answer = runtime.encounters.command(
+        fight, GM, "RollInitiative", {}, expected_version=loaded[1], loaded=loaded
+    )
+    assert answer["version"] > loaded[1]
+    assert reads == []
+
+
+def test_a_command_decided_on_a_state_another_command_moved_on_is_decided_again(
+    runtime: Runtime,
+) -> None:
+    """Given a state read before another command appended (no If-Match), when a command is
+    decided on it, then the append is refused on its version and the command is decided again
+    on the fresh state: nothing is lost or applied on the old state."""
+    fight = opened_fight(runtime)
+    old = runtime.encounters.state(fight)
+    moved = runtime.encounters.command(fight, GM, "RollInitiative", {})
+    with pytest.raises(RuleViolation):  # initiative is rolled: refused on the fresh state
+        runtime.encounters.command(fight, GM, "RollInitiative", {}, loaded=old)
+    assert runtime.encounters.state(fight)[1] == moved["version"]

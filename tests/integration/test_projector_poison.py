@@ -213,7 +213,7 @@ def test_after_a_fix_retry_applies_the_parked_events_in_order_and_empties_the_pa
 def test_migrating_again_adds_the_park_to_a_schema_4_database(app_url: str, owner_url: str) -> None:
     with psycopg.connect(owner_url, autocommit=True) as conn:  # a database of the last release
         conn.execute("DROP TABLE senki_read.parked")
-        # schema 6 (sealed snapshots) came after: migrating again re-applies it unchanged
+        # later steps (sealed snapshots, the append function) are re-applied unchanged
         conn.execute("DELETE FROM senki.schema_migrations WHERE version >= 5")
         conn.execute("INSERT INTO senki.schema_migrations VALUES (4) ON CONFLICT DO NOTHING")
     assert schema_version(app_url) == 4
