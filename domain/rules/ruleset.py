@@ -33,6 +33,12 @@ class Command(BaseModel):
         return None
 
 
+def example(**fields: Any) -> ConfigDict:
+    """A command's example as a client sends it, less the `command` tag the API adds: the
+    OpenAPI document shows it, and a test checks that it is a valid command."""
+    return ConfigDict(json_schema_extra={"examples": [fields]})
+
+
 class LegalCommand(BaseModel):
     """A command that may be issued now: by the GM, or by the controller of `combatant`."""
 
@@ -113,7 +119,16 @@ class Ruleset(Protocol[S]):
         ...
 
     @property
-    def commands(self) -> tuple[type[Command], ...]: ...
+    def commands(self) -> tuple[type[Command], ...]:
+        """Every command it takes: each one class, which is also the HTTP body (api/ builds
+        the ruleset's tagged union of bodies from these)."""
+        ...
+
+    @property
+    def body_prefix(self) -> str:
+        """What names its bodies in the OpenAPI document (`Wz` + `Declare` + `Body`): unique
+        among the rulesets ('' for GD, whose bodies were named first)."""
+        ...
 
     def initial_state(self, options: JsonObject, battle_map: JsonObject) -> S: ...
 

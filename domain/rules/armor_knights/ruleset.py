@@ -48,6 +48,7 @@ class ArmorKnights:
     sheet_model: type[BaseModel] = AkSheet
     state_model: type[BaseModel] = AkState
     commands: tuple[type[Command], ...] = cmd.COMMANDS
+    body_prefix = "Ak"
 
     def initial_state(self, options: JsonObject, battle_map: JsonObject) -> AkState:
         field = AkMap.model_validate(battle_map)

@@ -71,6 +71,7 @@ class GloriousDrive:
     sheet_model: type[BaseModel] = GdSheet
     state_model: type[BaseModel] = GdState
     commands: tuple[type[Command], ...] = cmd.COMMANDS
+    body_prefix = ""
 
     def initial_state(self, options: JsonObject, battle_map: JsonObject) -> GdState:
         return GdState(

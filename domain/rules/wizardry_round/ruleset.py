@@ -49,6 +49,7 @@ class WizardryRound:
     sheet_model: type[BaseModel] = WzSheet
     state_model: type[BaseModel] = WzState
     commands: tuple[type[Command], ...] = cmd.COMMANDS
+    body_prefix = "Wz"
 
     def initial_state(self, options: JsonObject, battle_map: JsonObject) -> WzState:
         return WzState(options=WizardryRoundOptions.model_validate(options))
