@@ -18,6 +18,7 @@ from domain.events import DomainEvent, JsonObject
 from domain.rules.records import Dice
 
 IssuerRole = Literal["gm", "controller"]
+LogLine = tuple[str, str]  # (English, Japanese)
 
 
 class Command(BaseModel):
@@ -143,6 +144,11 @@ class Ruleset(Protocol[S]):
     ) -> list[DomainEvent]: ...
 
     def evolve(self, state: S, event: DomainEvent) -> S: ...
+
+    def log_line(self, event: DomainEvent) -> LogLine | None:
+        """The encounter log's line for one of its own facts, in English and Japanese (None:
+        not its fact). domain/rules/log.py builds one from renderers and summaries."""
+        ...
 
 
 AnyRuleset = Ruleset[Any]

@@ -16,8 +16,16 @@ from domain.rules.armor_knights.procedure import legal_commands, procedure
 from domain.rules.armor_knights.run import Run
 from domain.rules.armor_knights.sheet import AkMap, AkSheet
 from domain.rules.armor_knights.state import AkState
+from domain.rules.log import LogLines
 from domain.rules.records import Dice
-from domain.rules.ruleset import Command, CommandContext, Entrant, LegalCommand, ProcedurePoint
+from domain.rules.ruleset import (
+    Command,
+    CommandContext,
+    Entrant,
+    LegalCommand,
+    LogLine,
+    ProcedurePoint,
+)
 
 Handler = Callable[[Run, Any], None]
 
@@ -35,6 +43,10 @@ _HANDLERS: dict[type[Command], Handler] = {
     cmd.ImposeMoveLimit: armor.impose_move_limit,
     cmd.DeclareVictory: victory.declare_victory,
 }
+
+
+# Every ak. fact carries its own summary_en/summary_ja: no renderer needed.
+LOG = LogLines("ak.")
 
 
 class ArmorKnights:
@@ -76,6 +88,9 @@ class ArmorKnights:
 
     def evolve(self, state: AkState, event: DomainEvent) -> AkState:
         return evolve(state, event)
+
+    def log_line(self, event: DomainEvent) -> LogLine | None:
+        return LOG.line(event)
 
 
 ARMOR_KNIGHTS = ArmorKnights()

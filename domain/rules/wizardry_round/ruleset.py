@@ -8,8 +8,16 @@ from typing import Any
 from pydantic import BaseModel
 
 from domain.events import DomainEvent, JsonObject
+from domain.rules.log import LogLines
 from domain.rules.records import Dice
-from domain.rules.ruleset import Command, CommandContext, Entrant, LegalCommand, ProcedurePoint
+from domain.rules.ruleset import (
+    Command,
+    CommandContext,
+    Entrant,
+    LegalCommand,
+    LogLine,
+    ProcedurePoint,
+)
 from domain.rules.wizardry_round import action, checks, declaration, initiative, rounds
 from domain.rules.wizardry_round import commands as cmd
 from domain.rules.wizardry_round.evolve import evolve, joined
@@ -36,6 +44,10 @@ _HANDLERS: dict[type[Command], Handler] = {
     cmd.RemoveStatus: action.remove_status,
     cmd.EndCombat: rounds.end_combat,
 }
+
+
+# Every wz. fact carries its own summary_en/summary_ja: no renderer needed.
+LOG = LogLines("wz.")
 
 
 class WizardryRound:
@@ -72,6 +84,9 @@ class WizardryRound:
 
     def evolve(self, state: WzState, event: DomainEvent) -> WzState:
         return evolve(state, event)
+
+    def log_line(self, event: DomainEvent) -> LogLine | None:
+        return LOG.line(event)
 
 
 WIZARDRY_ROUND = WizardryRound()
