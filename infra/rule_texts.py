@@ -1,8 +1,8 @@
 """Rule IDs → their text in RULES.md, so an audit shows the clause behind each ruling.
 
 The digest ships inside the package (infra/rules/RULES.md) so an installed Senki can show it;
-a test keeps that copy identical to ../shared/rules/RULES.md. The line of a rule includes the
-Japanese source term where the digest quotes it (e.g. 気絶, 機能停止).
+a test (tests/unit/test_rule_texts.py) keeps that copy identical to the upstream digest. The
+line of a rule includes the Japanese source term where the digest quotes it (e.g. 気絶, 機能停止).
 """
 
 from __future__ import annotations
