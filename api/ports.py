@@ -1,7 +1,7 @@
 """What the HTTP layer needs from the rest of Senki, as protocols (infra implements them).
 
-Keeping these here lets `api/` depend only on `domain/` and on these shapes, as DESIGN.md asks;
-`infra/bootstrap.py` hands in the real objects.
+Keeping these here lets `api/` depend only on `domain/` and on these shapes, as
+docs/architecture.md asks; `infra/bootstrap.py` hands in the real objects.
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """The base of every stored fact: a frozen pydantic model with a stable name and shape version.
 
 Stored events are named by `event_type` and `version`, never by Python module path, so that
-moving a class does not orphan the log; an old shape is read through an upcaster (DESIGN.md,
-"Versioned").
+moving a class does not orphan the log; an old shape is read through an upcaster
+(docs/architecture.md, "Versioned events").
 """
 
 from __future__ import annotations

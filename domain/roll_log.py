@@ -1,7 +1,7 @@
 """A roll log: free rolls at the table outside any encounter (a GM's secret roll, a chat roll).
 
 It commits to its server seed when opened (sha256 of the seed) and can reveal the seed when
-closed, after which anyone can recompute every die (DESIGN.md, "Dice you can verify").
+closed, after which anyone can recompute every die (docs/architecture.md, "Dice you can verify").
 """
 
 from __future__ import annotations

@@ -1,7 +1,8 @@
 """One readable line per event, in English and Japanese, and the rule IDs it cites.
 
-A registry keyed by event type: a ruleset adds renderers for its own events, and every event
-without one still gets a readable line built from its fields, so the log never has a hole.
+The Encounter's own facts (opened, joined, dice, commands, disputes) are rendered here; a
+ruleset's facts by the ruleset (`log_line`, domain/rules/<system>/); and every event without
+a line still gets a readable one built from its fields, so the log never has a hole.
 """
 
 from __future__ import annotations
@@ -10,10 +11,12 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+from domain.encounter.rulesets import log_line
 from domain.events import DomainEvent
+from domain.rules.ruleset import LogLine
 from projections.base import field
 
-Line = tuple[str, str]  # (English, Japanese)
+Line = LogLine  # (English, Japanese)
 Renderer = Callable[[DomainEvent], Line]
 
 _RENDERERS: dict[str, Renderer] = {}
@@ -21,7 +24,7 @@ _MAX_VALUE = 60
 
 
 def renders(*event_types: str) -> Callable[[Renderer], Renderer]:
-    """Decorator: the renderer of these event types (the last registration wins)."""
+    """Decorator: the renderer of these Encounter event types (the last one wins)."""
 
     def register(renderer: Renderer) -> Renderer:
         for event_type in event_types:
@@ -32,10 +35,14 @@ def renders(*event_types: str) -> Callable[[Renderer], Renderer]:
 
 
 def render(event: DomainEvent) -> Line:
-    """The event's line, from its renderer, its own summaries, or its fields."""
+    """The event's line: the Encounter's renderer, its ruleset's, its own summaries, or
+    its fields."""
     renderer = _RENDERERS.get(event.event_type)
     if renderer is not None:
         return renderer(event)
+    line = log_line(event)
+    if line is not None:
+        return line
     en, ja = field(event, "summary_en"), field(event, "summary_ja")
     if isinstance(en, str) and isinstance(ja, str):
         return en, ja
@@ -166,9 +173,3 @@ def _corrected(event: DomainEvent) -> Line:
         f"Correction for {who}: {changes} (the original ruling stays in the log)",
         f"{who}の訂正：{changes}（元の裁定は記録に残る）",
     )
-
-
-# The rulesets' renderers register on import. They import `renders` from this module, so they
-# are imported last, once everything they need from it is defined. Wizardry-style round and
-# Armor Knights facts need none: each carries its own `summary_en`/`summary_ja`.
-from projections import render_gd  # noqa: E402, F401

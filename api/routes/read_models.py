@@ -1,5 +1,6 @@
 """Read models over HTTP: fast, eventually consistent, each answer naming the log position
-(per shard) it reflects — so a client can tell how fresh it is (DESIGN.md, step 6)."""
+(per shard) it reflects — so a client can tell how fresh it is (docs/architecture.md,
+"The flow of one command", step 6)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """Deciding for the Scenario aggregate: open, join, start (HP in), close (HP out, once).
 
 Starting and closing read the pilots' and units' sheets, passed in by the caller, so the
-numbers recorded are the ones the sheets gave at that moment (DESIGN.md, "Determinism").
+numbers recorded are the ones the sheets gave at that moment (docs/architecture.md, "Determinism").
 """
 
 from __future__ import annotations

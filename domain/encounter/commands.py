@@ -2,12 +2,29 @@
 
 from __future__ import annotations
 
+from typing import Annotated
 from uuid import UUID
 
-from pydantic import Field
+from pydantic import AfterValidator, BeforeValidator, Field, JsonValue
 
+from domain.campaign.bounds import check_json_numbers
 from domain.events import JsonObject
-from domain.rules.ruleset import Command
+from domain.rules.ruleset import Command, example
+
+
+def _lists(value: object) -> object:
+    """Tuples as lists: a sheet built in Python (a test's, a demo's) is JSON all the same."""
+    if isinstance(value, dict):
+        return {key: _lists(child) for key, child in value.items()}
+    if isinstance(value, list | tuple):
+        return [_lists(child) for child in value]
+    return value
+
+
+# A sheet as a client sends it: free-form JSON, every number bounded (domain/campaign/bounds.py).
+SheetJson = Annotated[
+    dict[str, JsonValue], BeforeValidator(_lists), AfterValidator(check_json_numbers)
+]
 
 
 class OpenEncounter(Command):
@@ -23,14 +40,23 @@ class OpenEncounter(Command):
 
 
 class JoinCombatant(Command):
-    """The GM brings a combatant in, with the sheet the ruleset reads."""
+    """GM: bring a combatant in with the sheet its ruleset reads (`hidden` keeps the sheet
+    from players)."""
 
+    model_config = example(
+        combatant_id="grunt-1",
+        name="量産型AC",
+        side="enemy",
+        controller="gm",
+        sheet={"stats": {"hp": 60}, "position": {"x": 3, "y": 1}},
+        hidden=True,
+    )
     command_type = "JoinCombatant"
     combatant_id: str = Field(min_length=1)
     name: str = Field(min_length=1)
     side: str = Field(min_length=1)
-    controller: str = Field(min_length=1)
-    sheet: JsonObject
+    controller: str = Field(min_length=1, description="A member id, or 'gm'.")
+    sheet: SheetJson
     hidden: bool = False  # the GM keeps its sheet from players (an enemy's stats)
 
 

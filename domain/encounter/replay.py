@@ -1,5 +1,5 @@
 """What-if replay: re-run an encounter's recorded commands under other options, or with one
-command amended, without touching the stored encounter (DESIGN.md "Rulings"; issue 6).
+command amended, without touching the stored encounter (docs/architecture.md "Rulings"; issue 6).
 
 The result names the first command whose outcome differs and, per combatant, every field of
 the final state that differs (HP, injury, statuses, position, ammunition, order).

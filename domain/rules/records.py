@@ -1,8 +1,9 @@
 """Facts every ruleset records — dice, rulings, the end of a fight — and the `Dice` they come from.
 
-No outcome from an unrecorded die (DESIGN.md, "Dice you can verify"): `Dice.draw` rolls one
-die and holds its `EncounterDiceRolled`; `Dice.ruling` releases the dice drawn so far, then
-the ruling that cites them by roll sequence, so a die always precedes the ruling it decides.
+No outcome from an unrecorded die (docs/architecture.md, "Dice you can verify"): `Dice.draw`
+rolls one die and holds its `EncounterDiceRolled`; `Dice.ruling` releases the dice drawn so
+far, then the ruling that cites them by roll sequence, so a die always precedes the ruling it
+decides.
 """
 
 from __future__ import annotations

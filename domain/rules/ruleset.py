@@ -19,6 +19,7 @@ from domain.rules.errors import RuleViolation
 from domain.rules.records import Dice
 
 IssuerRole = Literal["gm", "controller"]
+LogLine = tuple[str, str]  # (English, Japanese)
 
 
 class Command(BaseModel):
@@ -32,6 +33,12 @@ class Command(BaseModel):
     def combatant(self) -> str | None:
         """The combatant the command acts for (None: a command of the table, e.g. the GM's)."""
         return None
+
+
+def example(**fields: Any) -> ConfigDict:
+    """A command's example as a client sends it, less the `command` tag the API adds: the
+    OpenAPI document shows it, and a test checks that it is a valid command."""
+    return ConfigDict(json_schema_extra={"examples": [fields]})
 
 
 class LegalCommand(BaseModel):
@@ -114,7 +121,16 @@ class Ruleset(Protocol[S]):
         ...
 
     @property
-    def commands(self) -> tuple[type[Command], ...]: ...
+    def commands(self) -> tuple[type[Command], ...]:
+        """Every command it takes: each one class, which is also the HTTP body (api/ builds
+        the ruleset's tagged union of bodies from these)."""
+        ...
+
+    @property
+    def body_prefix(self) -> str:
+        """What names its bodies in the OpenAPI document (`Wz` + `Declare` + `Body`): unique
+        among the rulesets ('' for GD, whose bodies were named first)."""
+        ...
 
     def initial_state(self, options: JsonObject, battle_map: JsonObject) -> S: ...
 
@@ -134,6 +150,11 @@ class Ruleset(Protocol[S]):
     ) -> list[DomainEvent]: ...
 
     def evolve(self, state: S, event: DomainEvent) -> S: ...
+
+    def log_line(self, event: DomainEvent) -> LogLine | None:
+        """The encounter log's line for one of its own facts, in English and Japanese (None:
+        not its fact). domain/rules/log.py builds one from renderers and summaries."""
+        ...
 
 
 AnyRuleset = Ruleset[Any]

@@ -1,7 +1,8 @@
 """Every ruleset fact reads as a line of the encounter log: none falls back to its fields.
 
-The Glorious Drive facts have renderers (projections/render_gd.py); the Wizardry-style round
-and Armor Knights facts carry their own `summary_en`/`summary_ja`, which render() uses.
+The Glorious Drive facts have renderers (domain/rules/glorious_drive/log.py, the ruleset's
+`log_line`); the Wizardry-style round and Armor Knights facts carry their own
+`summary_en`/`summary_ja`, which their rulesets' `log_line` answers.
 """
 
 from __future__ import annotations
@@ -15,9 +16,11 @@ from typing import Any
 
 import pytest
 
+from domain.encounter.rulesets import RULESETS as REGISTRY
 from domain.events import DomainEvent
 from domain.rules import armor_knights, glorious_drive, wizardry_round
-from projections.render import _RENDERERS, Line, render
+from domain.rules.glorious_drive.log import LOG as GD_LOG
+from projections.render import Line, render
 from tests.projections.events import AT
 from tests.unit.encounter import test_scripted_encounter as gd_fight
 from tests.unit.rules.armor_knights import test_scripted_duel as ak_duel
@@ -66,9 +69,19 @@ def test_the_walk_finds_the_facts_of_all_three_rulesets() -> None:
 
 
 def test_every_ruleset_fact_without_its_own_summaries_has_a_renderer() -> None:
-    missing = [cls.event_type for cls in UNSUMMARISED if cls.event_type not in _RENDERERS]
+    missing = [cls.event_type for cls in UNSUMMARISED if cls.event_type not in GD_LOG]
 
     assert missing == []
+
+
+@pytest.mark.parametrize("cls", EVENTS, ids=lambda cls: cls.event_type)
+def test_each_fact_is_rendered_by_exactly_one_ruleset(cls: type[DomainEvent]) -> None:
+    """The log asks every ruleset: a fact is its own ruleset's, and no other's."""
+    event = cls.model_construct(at=AT, by="gm", summary_en="en", summary_ja="日本語")
+
+    answering = [r for r, ruleset in REGISTRY.items() if ruleset.log_line(event) is not None]
+
+    assert answering == [r for r in REGISTRY if cls.__module__.startswith(f"domain.rules.{r}.")]
 
 
 # ---------------------------------------------------------------------------------------------

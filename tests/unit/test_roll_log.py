@@ -1,4 +1,5 @@
-"""Roll logs, in the words of DESIGN.md "Dice you can verify": given events, when, then."""
+"""Roll logs, in the words of docs/architecture.md "Dice you can verify": given events, when,
+then."""
 
 from __future__ import annotations
 

@@ -1,20 +1,46 @@
-"""Armor Knights commands: imperative requests a GM or a player issues in a duel."""
+"""Armor Knights commands: imperative requests a GM or a player issues in a duel.
+
+Each class is declared once: the domain reads it, and the HTTP API serves it as a body of
+`POST /v1/encounters/{id}/commands` (docstring, bounds and example included).
+"""
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import Field
+from pydantic import AfterValidator, BeforeValidator, Field
 
+from domain.campaign.bounds import SQUARES, Figure, Penalty, Turns
 from domain.rules.armor_knights.sheet import Band, Cell
 from domain.rules.armor_knights.state import Lasts, Mode, MStep
-from domain.rules.ruleset import Command
+from domain.rules.ruleset import Command, example
+
+
+class FieldCell(Cell):
+    """A cell of the field (AK-DST-1) as a command names it, each coordinate bounded; the
+    rules read it as the plain `Cell` it names."""
+
+    x: Annotated[int, Field(ge=0, le=SQUARES)]
+    y: Annotated[int, Field(ge=0, le=SQUARES)]
+
+
+def _fields(value: object) -> object:
+    return value.model_dump() if isinstance(value, Cell) else value
+
+
+def _plain(cell: FieldCell) -> Cell:
+    # Cells compare (and hash) by type as well as fields: a command's cells must be plain
+    # Cells to match the field's. (Typed FieldCell, a Cell with bounds, for mypy.)
+    return Cell(x=cell.x, y=cell.y)
+
+
+NamedCell = Annotated[FieldCell, BeforeValidator(_fields), AfterValidator(_plain)]
 
 
 class _Acting(Command):
     """A command issued for one unit (by its controller, or by the GM)."""
 
-    unit_id: str = Field(min_length=1)
+    unit_id: str = Field(min_length=1, description="The unit this command acts for.")
 
     @property
     def combatant(self) -> str | None:
@@ -24,12 +50,14 @@ class _Acting(Command):
 class RollFirstMove(Command):
     """AK-TURN-2: the GM starts a turn; each side rolls 1D6, the higher takes the first phase."""
 
+    model_config = example()
     command_type = "RollFirstMove"
 
 
 class DeclareAttack(_Acting):
     """AK-ORD-1: attack the opponent with an equipped weapon; `aim` = AK-OOR-1 aim check."""
 
+    model_config = example(unit_id="red", weapon="rifle", aim=False)
     command_type = "DeclareAttack"
     weapon: str = Field(min_length=1)
     aim: bool = False
@@ -43,9 +71,10 @@ class StartMove(_Acting):
     so the table states it and the ruling records it.
     """
 
+    model_config = example(unit_id="red", f_steps=[{"x": 1, "y": 0}, {"x": 2, "y": 0}])
     command_type = "StartMove"
-    m_steps: tuple[MStep, ...] = ()
-    f_steps: tuple[Cell, ...] = ()
+    m_steps: tuple[MStep, ...] = Field(default=(), max_length=1_000)
+    f_steps: tuple[NamedCell, ...] = Field(default=(), max_length=1_000)
     fixed: str | None = None
     entry_band: Band | None = None
 
@@ -53,19 +82,22 @@ class StartMove(_Acting):
 class AdvanceMove(_Acting):
     """AK-EXC-1: carry the move in progress on by `steps` (the opponent may answer between)."""
 
+    model_config = example(unit_id="red", steps=2)
     command_type = "AdvanceMove"
-    steps: int = Field(default=1, ge=1)
+    steps: Turns = 1
 
 
 class Evade(_Acting):
     """AK-EXC-1: evade the attack at the top of the stack (a response; the GM rules its effect)."""
 
+    model_config = example(unit_id="blue")
     command_type = "Evade"
 
 
 class Reload(_Acting):
     """AK-RLD-1: lower one loading weapon's load count by 1 (an active action)."""
 
+    model_config = example(unit_id="red", weapon="cannon")
     command_type = "Reload"
     weapon: str = Field(min_length=1)
 
@@ -73,6 +105,7 @@ class Reload(_Acting):
 class SwapWeapons(_Acting):
     """AK-SWP-1: stow several equipped weapons, or equip several stowed ones."""
 
+    model_config = example(unit_id="blue", direction="equip", weapons=["blade"])
     command_type = "SwapWeapons"
     direction: Literal["stow", "equip"]
     weapons: tuple[str, ...] = Field(min_length=1)
@@ -81,12 +114,14 @@ class SwapWeapons(_Acting):
 class EndPhase(_Acting):
     """AK-TURN-1/3: the acting unit ends its phase (a move still under way is lost)."""
 
+    model_config = example(unit_id="red")
     command_type = "EndPhase"
 
 
 class ResolveAttack(Command):
     """AK-ORD-1: the GM rules whether the top check hit (the seed has no hit formula)."""
 
+    model_config = example(hit=True, reason="GM: 直撃")
     command_type = "ResolveAttack"
     hit: bool
     reason: str = Field(min_length=1)
@@ -95,10 +130,18 @@ class ResolveAttack(Command):
 class ApplyArmorEffect(Command):
     """AK-ARM-1: the GM applies a weapon's armour effect with its numbers."""
 
+    model_config = example(
+        target="blue",
+        armor="physical",
+        amount=-6,
+        mode="reduced",
+        lasts="turn",
+        reason="GM: ライフル命中",
+    )
     command_type = "ApplyArmorEffect"
     target: str = Field(min_length=1)
     armor: str = Field(min_length=1)
-    amount: int
+    amount: Figure
     mode: Mode
     lasts: Lasts = "turn"
     reason: str = Field(min_length=1)
@@ -107,9 +150,10 @@ class ApplyArmorEffect(Command):
 class ImposeMoveLimit(Command):
     """AK-MOV-2: the GM records "move −X this turn" or "cannot move" on a unit."""
 
+    model_config = example(target="blue", penalty=1, reason="GM: 脚部損傷")
     command_type = "ImposeMoveLimit"
     target: str = Field(min_length=1)
-    penalty: int = Field(default=0, ge=0)
+    penalty: Penalty = 0
     cannot_move: bool = False
     reason: str = Field(min_length=1)
 
@@ -117,6 +161,7 @@ class ImposeMoveLimit(Command):
 class DeclareVictory(Command):
     """AK-WIN-1: the GM records a situational victory condition met by `side`."""
 
+    model_config = example(side="red", reason="GM: 拠点を制圧")
     command_type = "DeclareVictory"
     side: str = Field(min_length=1)
     reason: str = Field(min_length=1)

@@ -17,8 +17,16 @@ from domain.rules.armor_knights.run import Run
 from domain.rules.armor_knights.sheet import AkMap, AkSheet
 from domain.rules.armor_knights.state import AkState
 from domain.rules.errors import RuleViolation
+from domain.rules.log import LogLines
 from domain.rules.records import Dice
-from domain.rules.ruleset import Command, CommandContext, Entrant, LegalCommand, ProcedurePoint
+from domain.rules.ruleset import (
+    Command,
+    CommandContext,
+    Entrant,
+    LegalCommand,
+    LogLine,
+    ProcedurePoint,
+)
 
 Handler = Callable[[Run, Any], None]
 
@@ -38,6 +46,10 @@ _HANDLERS: dict[type[Command], Handler] = {
 }
 
 
+# Every ak. fact carries its own summary_en/summary_ja: no renderer needed.
+LOG = LogLines("ak.")
+
+
 class ArmorKnights:
     """The Armor Knights (装甲騎士アーマーナイツ) ruleset, RULES.md section AK."""
 
@@ -49,6 +61,7 @@ class ArmorKnights:
     sheet_model: type[BaseModel] = AkSheet
     state_model: type[BaseModel] = AkState
     commands: tuple[type[Command], ...] = cmd.COMMANDS
+    body_prefix = "Ak"
 
     def initial_state(self, options: JsonObject, battle_map: JsonObject) -> AkState:
         field = AkMap.model_validate(battle_map)
@@ -79,6 +92,9 @@ class ArmorKnights:
 
     def evolve(self, state: AkState, event: DomainEvent) -> AkState:
         return evolve(state, event)
+
+    def log_line(self, event: DomainEvent) -> LogLine | None:
+        return LOG.line(event)
 
 
 ARMOR_KNIGHTS = ArmorKnights()

@@ -1,22 +1,50 @@
-"""Glorious Drive commands: imperative requests a GM or a player issues in an encounter."""
+"""Glorious Drive commands: imperative requests a GM or a player issues in an encounter.
+
+Each class is declared once: the domain reads it, and the HTTP API serves it as the body of
+`POST /v1/encounters/{id}/commands` (its docstring, bounds and example are the schema's).
+Every number a client sends is bounded (domain/campaign/bounds.py); stored events are not.
+"""
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import Field
+from pydantic import AfterValidator, BeforeValidator, Field
 
+from domain.campaign.bounds import Coordinate, Figure, Percent, Turns
 from domain.rules.errors import RuleViolation
 from domain.rules.glorious_drive.position import Position
 from domain.rules.glorious_drive.sheet import CheckStat
 from domain.rules.glorious_drive.situation import SituationGrade
-from domain.rules.ruleset import Command
+from domain.rules.ruleset import Command, example
+
+
+class Square(Position):
+    """A square (GD-SQ-1) as a command names it: x, y on the map, z the height, each bounded;
+    the rules read it as the plain `Position` it names."""
+
+    x: Coordinate
+    y: Coordinate
+    z: Coordinate = 0
+
+
+def _fields(value: object) -> object:
+    return value.model_dump() if isinstance(value, Position) else value
+
+
+def _plain(square: Square) -> Position:
+    # Positions compare (and hash) by type as well as fields: a command's squares must be
+    # plain Positions to match the board's. (Typed Square, a Position with bounds, for mypy.)
+    return Position(x=square.x, y=square.y, z=square.z)
+
+
+NamedSquare = Annotated[Square, BeforeValidator(_fields), AfterValidator(_plain)]
 
 
 class _Acting(Command):
     """A command issued for one combatant (by its controller, or by the GM)."""
 
-    combatant_id: str = Field(min_length=1)
+    combatant_id: str = Field(min_length=1, description="The combatant this command acts for.")
 
     @property
     def combatant(self) -> str | None:
@@ -26,12 +54,14 @@ class _Acting(Command):
 class RollInitiative(Command):
     """GD-INIT-1/2: the GM starts a turn; everyone able rolls reaction + 1D6."""
 
+    model_config = example()
     command_type = "RollInitiative"
 
 
 class Delay(_Acting):
     """GD-INIT-3: act right after `after` instead (never earlier)."""
 
+    model_config = example(combatant_id="ace", after="grunt-1")
     command_type = "Delay"
     after: str = Field(min_length=1)
 
@@ -39,39 +69,45 @@ class Delay(_Acting):
 class Wait(_Acting):
     """GD-MAIN-1: take no step at all this turn."""
 
+    model_config = example(combatant_id="ace")
     command_type = "Wait"
 
 
 class Cleanup(_Acting):
     """GD-MAIN-2: run the cleanup step (status expiry and recovery, faint recovery)."""
 
+    model_config = example(combatant_id="ace")
     command_type = "Cleanup"
 
 
 class SwapWeapons(_Acting):
     """GD-MAIN-3: swap main and sub weapon."""
 
+    model_config = example(combatant_id="ace")
     command_type = "SwapWeapons"
 
 
 class Move(_Acting):
     """GD-MAIN-4 A: enter these squares in order (the start square is not listed)."""
 
+    model_config = example(combatant_id="ace", path=[{"x": 2, "y": 1}, {"x": 3, "y": 1}])
     command_type = "Move"
-    path: tuple[Position, ...] = Field(min_length=1)
+    path: tuple[NamedSquare, ...] = Field(min_length=1, max_length=1_000)
 
 
 class DeclareAttack(_Acting):
     """GD-MAIN-5 A: attack a combatant, or a target point with an area weapon."""
 
+    model_config = example(combatant_id="ace", target="grunt-1")
     command_type = "DeclareAttack"
     target: str | None = None
-    point: Position | None = None
+    point: NamedSquare | None = None
 
 
 class Reload(_Acting):
     """GD-MAIN-5 E / GD-RLD: one reload action on a weapon (default: the main weapon)."""
 
+    model_config = example(combatant_id="ace", weapon="rifle")
     command_type = "Reload"
     weapon: str | None = None
 
@@ -79,6 +115,7 @@ class Reload(_Acting):
 class ForgoAction(_Acting):
     """GD-MAIN-5: end the action step with no action (a GM-judged one is TakeOtherAction)."""
 
+    model_config = example(combatant_id="ace", note="様子を見る")
     command_type = "ForgoAction"
     note: str = ""
 
@@ -93,6 +130,7 @@ def named(value: str | None, rule_id: str, what: str) -> str:
 class LendItem(_Acting):
     """GD-MAIN-5 C: offer a general item to an adjacent ally; the borrower must consent."""
 
+    model_config = example(combatant_id="ace", item="救急キット", borrower="wing")
     command_type = "LendItem"
     item: str | None = None
     borrower: str | None = None
@@ -101,18 +139,21 @@ class LendItem(_Acting):
 class AcceptLoan(_Acting):
     """GD-MAIN-5 C: the borrower (or the GM recording its consent) takes the offered item."""
 
+    model_config = example(combatant_id="wing")
     command_type = "AcceptLoan"
 
 
 class DeclineLoan(_Acting):
     """GD-MAIN-5 C: the borrower refuses the offered item; the lender chooses another action."""
 
+    model_config = example(combatant_id="wing")
     command_type = "DeclineLoan"
 
 
 class SwapEquipment(_Acting):
     """GD-MAIN-5 C: swap carried items and equipment (never the main weapon)."""
 
+    model_config = example(combatant_id="ace", equip=["暗視ゴーグル"], unequip=["通信機"])
     command_type = "SwapEquipment"
     equip: tuple[str, ...] = ()
     unequip: tuple[str, ...] = ()
@@ -121,6 +162,7 @@ class SwapEquipment(_Acting):
 class UseItem(_Acting):
     """GD-MAIN-5 D / GD-MAIN-8: use an item at its timing; its effect is the GM's to apply."""
 
+    model_config = example(combatant_id="ace", item="スモーク", note="視界遮断")
     command_type = "UseItem"
     item: str | None = None
     negates_hit: bool = False
@@ -130,15 +172,19 @@ class UseItem(_Acting):
 class TakeOtherAction(_Acting):
     """GD-MAIN-5 F (GM): an action doable in 10 s, with the check the GM calls for, if any."""
 
+    model_config = example(
+        combatant_id="ace", action="扉をこじ開ける", check_stat="phys_atk", difficulty=120
+    )
     command_type = "TakeOtherAction"
     action: str | None = None
     check_stat: CheckStat | None = None
-    difficulty: int | None = None
+    difficulty: Figure | None = None
 
 
 class AttackUnarmed(_Acting):
     """GD-MAIN-6: attack with no main weapon, or bash with a ranged main weapon."""
 
+    model_config = example(combatant_id="ace", target="grunt-1")
     command_type = "AttackUnarmed"
     target: str | None = None
 
@@ -150,24 +196,29 @@ class ThrowItem(_Acting):
     attack lowered because the throw cannot do what the item was made for.
     """
 
+    model_config = example(combatant_id="ace", target="grunt-1", item="鉄パイプ", item_attack=15)
     command_type = "ThrowItem"
     target: str | None = None
     item: str | None = None
-    item_attack: int | None = Field(default=None, ge=0)
+    item_attack: Figure | None = Field(default=None, ge=0)
 
 
 class UseMovementSkill(_Acting):
     """GD-MAIN-4 B: one movement skill (移動行動スキル) instead of a normal move."""
 
+    model_config = example(
+        combatant_id="ace", skill="ブーストダッシュ", destination={"x": 6, "y": 1}
+    )
     command_type = "UseMovementSkill"
     skill: str = Field(min_length=1)
-    destination: Position
+    destination: NamedSquare
     note: str = ""
 
 
 class UseActiveSkill(_Acting):
     """GD-MAIN-5 B: one active skill as the action; its effect is the GM's to apply."""
 
+    model_config = example(combatant_id="ace", skill="照準補正")
     command_type = "UseActiveSkill"
     skill: str = Field(min_length=1)
     note: str = ""
@@ -176,6 +227,7 @@ class UseActiveSkill(_Acting):
 class UseCounterSkill(_Acting):
     """GD-REACT-2: a counter skill as the reaction; only the GM may rule that it stops the hit."""
 
+    model_config = example(combatant_id="ace", skill="カウンター")
     command_type = "UseCounterSkill"
     skill: str = Field(min_length=1)
     negates_hit: bool = False
@@ -185,24 +237,28 @@ class UseCounterSkill(_Acting):
 class Dodge(_Acting):
     """GD-REACT-1: hit + 1D100 against evasion + 1D100."""
 
+    model_config = example(combatant_id="ace")
     command_type = "Dodge"
 
 
 class Guard(_Acting):
     """GD-REACT-4: pay the main weapon's guard cost; its cut reduces the damage."""
 
+    model_config = example(combatant_id="ace")
     command_type = "Guard"
 
 
 class TakeHit(_Acting):
     """GD-REACT-5: no reaction (待機); the attack hits."""
 
+    model_config = example(combatant_id="ace")
     command_type = "TakeHit"
 
 
 class Intercept(_Acting):
     """GD-REACT-3: take the attack aimed across this combatant at `target` (GD-REACT-4: guard)."""
 
+    model_config = example(combatant_id="ace", target="wing", guard=True)
     command_type = "Intercept"
     target: str = Field(min_length=1)
     guard: bool = False
@@ -211,9 +267,10 @@ class Intercept(_Acting):
 class GrantSituationModifier(Command):
     """GD-DMG-4: the GM grants extra damage against one defender of the pending attack."""
 
+    model_config = example(defender="grunt-1", percent=20, grade="medium", reason="背後から")
     command_type = "GrantSituationModifier"
     defender: str = Field(min_length=1)
-    percent: int
+    percent: Percent
     grade: SituationGrade | None = None
     reason: str = Field(min_length=1)
 
@@ -225,16 +282,18 @@ class InflictStatus(Command):
     option `status_resistance_default_difficulty`, and without either no check is made.
     """
 
+    model_config = example(target="ace", status="stun", effect_value=2, resist_difficulty=8)
     command_type = "InflictStatus"
     target: str = Field(min_length=1)
     status: str = Field(min_length=1)
-    effect_value: int = Field(ge=1)
-    resist_difficulty: int | None = None
+    effect_value: Turns
+    resist_difficulty: Figure | None = None
 
 
 class EndCombat(Command):
     """GD-END-1..3: the GM records that the combat is over, and by which clause."""
 
+    model_config = example(clause="GD-END-1", reason="敵全滅")
     command_type = "EndCombat"
     clause: Literal["GD-END-1", "GD-END-2", "GD-END-3"]
     reason: str = Field(min_length=1)

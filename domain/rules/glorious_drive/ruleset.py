@@ -20,13 +20,21 @@ from domain.rules.glorious_drive import (
 )
 from domain.rules.glorious_drive import commands as cmd
 from domain.rules.glorious_drive.evolve import evolve, joined
+from domain.rules.glorious_drive.log import LOG
 from domain.rules.glorious_drive.options import GloriousDriveOptions
 from domain.rules.glorious_drive.procedure import legal_commands, procedure, refusal
 from domain.rules.glorious_drive.run import Run
 from domain.rules.glorious_drive.sheet import GdMap, GdSheet
 from domain.rules.glorious_drive.state import GdState
 from domain.rules.records import Dice
-from domain.rules.ruleset import Command, CommandContext, Entrant, LegalCommand, ProcedurePoint
+from domain.rules.ruleset import (
+    Command,
+    CommandContext,
+    Entrant,
+    LegalCommand,
+    LogLine,
+    ProcedurePoint,
+)
 
 Handler = Callable[[Run, Any], None]
 
@@ -72,6 +80,7 @@ class GloriousDrive:
     sheet_model: type[BaseModel] = GdSheet
     state_model: type[BaseModel] = GdState
     commands: tuple[type[Command], ...] = cmd.COMMANDS
+    body_prefix = ""
 
     def initial_state(self, options: JsonObject, battle_map: JsonObject) -> GdState:
         return GdState(
@@ -100,6 +109,9 @@ class GloriousDrive:
 
     def evolve(self, state: GdState, event: DomainEvent) -> GdState:
         return evolve(state, event)
+
+    def log_line(self, event: DomainEvent) -> LogLine | None:
+        return LOG.line(event)
 
 
 GLORIOUS_DRIVE = GloriousDrive()

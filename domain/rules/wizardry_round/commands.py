@@ -1,10 +1,15 @@
-"""WZ commands: imperative requests a GM or a player issues in an encounter."""
+"""WZ commands: imperative requests a GM or a player issues in an encounter.
+
+Each class is declared once: the domain reads it, and the HTTP API serves it as a body of
+`POST /v1/encounters/{id}/commands` (docstring, bounds and example included).
+"""
 
 from __future__ import annotations
 
 from pydantic import Field
 
-from domain.rules.ruleset import Command
+from domain.campaign.bounds import Figure, Initiative, Penalty
+from domain.rules.ruleset import Command, example
 from domain.rules.wizardry_round.events import Fallback
 from domain.rules.wizardry_round.state import Form
 
@@ -12,7 +17,7 @@ from domain.rules.wizardry_round.state import Form
 class _Acting(Command):
     """A command issued for one combatant (by its controller, or by the GM)."""
 
-    combatant_id: str = Field(min_length=1)
+    combatant_id: str = Field(min_length=1, description="The combatant this command acts for.")
 
     @property
     def combatant(self) -> str | None:
@@ -22,6 +27,7 @@ class _Acting(Command):
 class ResolveSurprise(Command):
     """WZ-1: the GM rules on surprise (the seed defers to its own procedure); round 1 follows."""
 
+    model_config = example(note="敵は気付いていた: 不意打ちなし")
     command_type = "ResolveSurprise"
     surprising: tuple[str, ...] = ()
     note: str = Field(min_length=1)
@@ -30,6 +36,7 @@ class ResolveSurprise(Command):
 class RollCheck(_Acting):
     """A check by dice expression (`1D20+5`); the fatigue die penalty is added to a 1d20."""
 
+    model_config = example(combatant_id="fighter", expression="1D20+4", note="斬りかかる")
     command_type = "RollCheck"
     expression: str = Field(min_length=1)
     note: str = ""
@@ -38,6 +45,7 @@ class RollCheck(_Acting):
 class RuleCheck(Command):
     """The GM rules on the pending check: success or not (None: no such thing) and why."""
 
+    model_config = example(success=True, outcome="ゴブリンに命中")
     command_type = "RuleCheck"
     success: bool | None = None
     outcome: str = Field(min_length=1)
@@ -46,21 +54,26 @@ class RuleCheck(Command):
 class NameIdentification(Command):
     """WZ-4: the GM names a creature's identification difficulty and academic skill."""
 
+    model_config = example(target="ogre", difficulty=12, skill="lore")
     command_type = "NameIdentification"
     target: str = Field(min_length=1)
-    difficulty: int
+    difficulty: Figure
     skill: str = Field(min_length=1)
 
 
 class EndPhase(Command):
     """The GM closes a phase that waits on the table (WZ-4, WZ-6, WZ-9, WZ-10)."""
 
+    model_config = example()
     command_type = "EndPhase"
 
 
 class Declare(_Acting):
     """WZ-5: (a) sub + main + passive, (b) sub + main, (c) full; free actions; an INI."""
 
+    model_config = example(
+        combatant_id="fighter", form="b", sub="combat move", main="attack", ini=14
+    )
     command_type = "Declare"
     form: Form
     sub: str | None = None
@@ -69,20 +82,22 @@ class Declare(_Acting):
     full: str | None = None
     free: tuple[str, ...] = ()
     two_handed_attack: bool = False
-    ini: int
+    ini: Initiative
 
 
 class DeclareFormation(_Acting):
     """WZ-6: a Formation skill of this combatant, paid with TP from its pool."""
 
+    model_config = example(combatant_id="mage", formation="鶴翼の陣", cost=2)
     command_type = "DeclareFormation"
     formation: str = Field(min_length=1)
-    cost: int = Field(ge=0)
+    cost: Penalty
 
 
 class RollInitiative(Command):
     """WZ-7: the PCs' representative and the GM each roll 1d10."""
 
+    model_config = example(representative="fighter")
     command_type = "RollInitiative"
     representative: str = Field(min_length=1)
 
@@ -90,6 +105,7 @@ class RollInitiative(Command):
 class Act(_Acting):
     """WZ-8: carry out the declaration in one's inning (its checks are rolled by RollCheck)."""
 
+    model_config = example(combatant_id="fighter", note="ゴブリンを斬る")
     command_type = "Act"
     note: str = ""
 
@@ -97,6 +113,7 @@ class Act(_Acting):
 class DropDeclaration(_Acting):
     """WZ-8 (A)–(F): drop the declaration and, spending sub + main, take a fallback."""
 
+    model_config = example(combatant_id="ogre", fallback="defensive_stance")
     command_type = "DropDeclaration"
     fallback: Fallback
 
@@ -104,6 +121,7 @@ class DropDeclaration(_Acting):
 class InflictStatus(Command):
     """WZ-8: the GM puts a bad status on a combatant (in an inning: from its end)."""
 
+    model_config = example(target="fighter", status="paralysis", incapacitating=True)
     command_type = "InflictStatus"
     target: str = Field(min_length=1)
     status: str = Field(min_length=1)
@@ -113,6 +131,7 @@ class InflictStatus(Command):
 class RemoveStatus(Command):
     """WZ-9: the GM ends a bad status (a recovery check, a healing item, a spell)."""
 
+    model_config = example(target="fighter", status="paralysis")
     command_type = "RemoveStatus"
     target: str = Field(min_length=1)
     status: str = Field(min_length=1)
@@ -121,6 +140,7 @@ class RemoveStatus(Command):
 class EndCombat(Command):
     """The GM records that the fight is over (the seed has no end-of-combat rule)."""
 
+    model_config = example(reason="オーガが降伏した")
     command_type = "EndCombat"
     reason: str = Field(min_length=1)
 

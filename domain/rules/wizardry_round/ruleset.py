@@ -9,8 +9,16 @@ from pydantic import BaseModel
 
 from domain.events import DomainEvent, JsonObject
 from domain.rules.errors import RuleViolation
+from domain.rules.log import LogLines
 from domain.rules.records import Dice
-from domain.rules.ruleset import Command, CommandContext, Entrant, LegalCommand, ProcedurePoint
+from domain.rules.ruleset import (
+    Command,
+    CommandContext,
+    Entrant,
+    LegalCommand,
+    LogLine,
+    ProcedurePoint,
+)
 from domain.rules.wizardry_round import action, checks, declaration, initiative, rounds
 from domain.rules.wizardry_round import commands as cmd
 from domain.rules.wizardry_round.evolve import evolve, joined
@@ -39,6 +47,10 @@ _HANDLERS: dict[type[Command], Handler] = {
 }
 
 
+# Every wz. fact carries its own summary_en/summary_ja: no renderer needed.
+LOG = LogLines("wz.")
+
+
 class WizardryRound:
     """A Wizardry-style round procedure (INI, TP, declarations, innings), RULES.md WZ."""
 
@@ -50,6 +62,7 @@ class WizardryRound:
     sheet_model: type[BaseModel] = WzSheet
     state_model: type[BaseModel] = WzState
     commands: tuple[type[Command], ...] = cmd.COMMANDS
+    body_prefix = "Wz"
 
     def initial_state(self, options: JsonObject, battle_map: JsonObject) -> WzState:
         return WzState(options=WizardryRoundOptions.model_validate(options))
@@ -75,6 +88,9 @@ class WizardryRound:
 
     def evolve(self, state: WzState, event: DomainEvent) -> WzState:
         return evolve(state, event)
+
+    def log_line(self, event: DomainEvent) -> LogLine | None:
+        return LOG.line(event)
 
 
 WIZARDRY_ROUND = WizardryRound()

@@ -101,7 +101,7 @@ def concrete(legal: LegalCommand, table: Table, data: st.DataObject) -> Command:
         case "GrantSituationModifier":
             pending = table.gd.pending
             defender = pending.defenders[0] if pending and pending.defenders else "a"
-            percent = data.draw(st.integers(0, 110))
+            percent = data.draw(st.integers(0, 100))  # past 100: no command (bounds.Percent)
             return cmd.GrantSituationModifier(defender=defender, percent=percent, reason="GM")
         case "InflictStatus":
             return cmd.InflictStatus(

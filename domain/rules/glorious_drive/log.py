@@ -1,4 +1,5 @@
-"""Glorious Drive lines for the encounter log: one renderer per `gd.` fact.
+"""Glorious Drive lines for the encounter log: one renderer per `gd.` fact (the ruleset's
+`log_line`; projections/encounter_log.py asks for them).
 
 The facts carry results only (HP after, the new order); the ruling recorded just before each
 one has the formula and the rule IDs, so these lines say who, to whom and what it left. The
@@ -11,8 +12,11 @@ from __future__ import annotations
 from typing import Any
 
 from domain.events import DomainEvent
-from projections.base import field
-from projections.render import Line, renders
+from domain.rules.log import LogLines, field
+from domain.rules.ruleset import LogLine as Line
+
+LOG = LogLines("gd.")
+renders = LOG.renders
 
 _UNKNOWN = "?"
 
