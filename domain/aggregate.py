@@ -16,6 +16,17 @@ from domain.events import DomainEvent, JsonObject
 S = TypeVar("S")
 
 
+@dataclass(frozen=True)
+class Decided(Generic[S]):
+    """A decision's events and the state they lead to, reached while deciding them: the
+    caller keeps `state` instead of evolving every event a second time. `state` is exactly
+    what folding `evolve` over `events` from the state decided on gives (a property test
+    checks it for every ruleset)."""
+
+    events: list[DomainEvent]
+    state: S
+
+
 class NotFound(LookupError):
     """No aggregate with that id (or of that kind) exists."""
 

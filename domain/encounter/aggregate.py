@@ -10,7 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from domain.aggregate import AggregateKind
+from pydantic import BaseModel
+
+from domain.aggregate import AggregateKind, Decided
 from domain.dice import RollResult, Verification, verify, verify_commitment
 from domain.encounter.commands import COMMANDS, JoinCombatant, OpenEncounter, RevealSeed
 from domain.encounter.errors import NotPermitted, WrongState
@@ -24,7 +26,7 @@ from domain.encounter.guards import (
 )
 from domain.encounter.rulesets import ruleset_for
 from domain.encounter.snapshot import SNAPSHOTS
-from domain.encounter.state import Encounter, evolve
+from domain.encounter.state import Encounter, evolve, reached
 from domain.events import DomainEvent, JsonObject
 from domain.rules.records import Dice, DiceSource, EncounterDiceRolled
 from domain.rules.ruleset import Command, CommandContext, LegalCommand, ProcedurePoint
@@ -36,6 +38,7 @@ __all__ = [
     "Encounter",
     "audit",
     "decide",
+    "decided",
     "evolve",
     "legal_commands",
     "parse_command",
@@ -84,6 +87,40 @@ def decide(
     """The events a command leads to, or a refusal that changes nothing.
 
     `dice` replaces the encounter's own dice (a replay supplies the original faces)."""
+    return decided(
+        state, command, ctx, server_seed=server_seed, hand_faces=hand_faces, dice=dice
+    ).events
+
+
+def decided(
+    state: Encounter,
+    command: Command,
+    ctx: CommandContext,
+    *,
+    server_seed: bytes | None = None,
+    hand_faces: Sequence[int] | None = None,
+    dice: Dice | None = None,
+) -> Decided[Encounter]:
+    """`decide`, with the Encounter its events lead to: the ruleset's state as the ruleset
+    reached it while deciding, so no event is evolved twice."""
+    events = _decide(state, command, ctx, server_seed=server_seed, hand_faces=hand_faces, dice=dice)
+    if isinstance(events, Decided):
+        return Decided(events.events, reached(state, events.events, events.state))
+    after = state
+    for event in events:
+        after = evolve(after, event)
+    return Decided(events, after)
+
+
+def _decide(
+    state: Encounter,
+    command: Command,
+    ctx: CommandContext,
+    *,
+    server_seed: bytes | None,
+    hand_faces: Sequence[int] | None,
+    dice: Dice | None,
+) -> Decided[BaseModel] | list[DomainEvent]:
     meta = {"at": ctx.at, "by": ctx.by}
     match command:
         case OpenEncounter():
@@ -106,10 +143,10 @@ def decide(
         raise WrongState("the server seed does not match this encounter's commitment")
     if dice is None:
         dice = Dice(_dice_source(state, ctx, server_seed, hand_faces), by=ctx.by, at=ctx.at)
-    events = state.ruleset.decide(state.rules, command, dice, ctx)
+    outcome = state.ruleset.decide(state.rules, command, dice, ctx)
     dice.check_settled()
-    check_dice_before_rulings(state, events)
-    return events
+    check_dice_before_rulings(state, outcome.events if isinstance(outcome, Decided) else outcome)
+    return outcome
 
 
 def audit(state: Encounter, rolls: Sequence[RollResult]) -> list[Verification]:

@@ -11,11 +11,12 @@ from collections.abc import Sequence
 
 from pydantic import JsonValue
 
-from domain.encounter.aggregate import decide, parse_command
-from domain.encounter.state import Encounter
+from domain.aggregate import Decided
+from domain.encounter.aggregate import decided, parse_command
+from domain.encounter.state import Encounter, reached
 from domain.events import DomainEvent, JsonObject, registry
 from domain.rules.records import Dice
-from domain.rules.ruleset import CommandContext
+from domain.rules.ruleset import Command, CommandContext
 
 
 class CommandIssued(DomainEvent):
@@ -47,11 +48,29 @@ def issue(
 ) -> list[DomainEvent]:
     """Decide a command given by name; record it first unless it changes nothing."""
     command = parse_command(state, command_type, payload)
-    events = decide(state, command, ctx, server_seed=server_seed, hand_faces=hand_faces, dice=dice)
-    if not events or command_type in NOT_RECORDED:
-        return events
+    return issued(
+        state, command, ctx, server_seed=server_seed, hand_faces=hand_faces, dice=dice
+    ).events
+
+
+def issued(
+    state: Encounter,
+    command: Command,
+    ctx: CommandContext,
+    *,
+    server_seed: bytes | None = None,
+    hand_faces: Sequence[int] | None = None,
+    dice: Dice | None = None,
+) -> Decided[Encounter]:
+    """`issue` for a command already read (the API validated its body), with the Encounter
+    its events lead to, so the caller need not evolve them again."""
+    outcome = decided(
+        state, command, ctx, server_seed=server_seed, hand_faces=hand_faces, dice=dice
+    )
+    if not outcome.events or command.command_type in NOT_RECORDED:
+        return outcome
     record = CommandIssued(
-        command_type=command_type,
+        command_type=command.command_type,
         payload=command.model_dump(mode="json"),
         is_gm=ctx.is_gm,
         client_seed=ctx.client_seed,
@@ -59,7 +78,7 @@ def issue(
         at=ctx.at,
         by=ctx.by,
     )
-    return [record, *events]
+    return Decided([record, *outcome.events], reached(outcome.state, [record], outcome.state.rules))
 
 
 def split_by_command(

@@ -14,6 +14,7 @@ from typing import Any, ClassVar, Literal, Protocol, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from domain.aggregate import Decided
 from domain.events import DomainEvent, JsonObject
 from domain.rules.errors import RuleViolation
 from domain.rules.records import Dice
@@ -147,7 +148,10 @@ class Ruleset(Protocol[S]):
 
     def decide(
         self, state: S, command: Command, dice: Dice, ctx: CommandContext
-    ) -> list[DomainEvent]: ...
+    ) -> Decided[S] | list[DomainEvent]:
+        """The command's events; with the state they lead to (`Decided`) if deciding applied
+        them already, so the Encounter does not evolve them again."""
+        ...
 
     def evolve(self, state: S, event: DomainEvent) -> S: ...
 

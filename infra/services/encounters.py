@@ -13,12 +13,14 @@ from datetime import datetime
 from typing import Any
 from uuid import UUID
 
+from domain.aggregate import Decided
 from domain.dice import RollResult, Verification, commitment, derive_server_seed
 from domain.encounter import aggregate as encounter
-from domain.encounter.record import issue
+from domain.encounter.commands import RevealSeed
+from domain.encounter.record import issued
 from domain.events import DomainEvent, JsonObject
 from domain.rules.records import EncounterDiceRolled, RulingRecorded
-from domain.rules.ruleset import CommandContext
+from domain.rules.ruleset import Command, CommandContext
 from infra.services.executor import (
     Executor,
     Idempotency,
@@ -91,7 +93,7 @@ class EncounterService:
         encounter_id: UUID,
         actor: Actor,
         command_type: str,
-        payload: JsonObject,
+        payload: Command | JsonObject,
         *,
         expected_version: int | None = None,
         client_seed: str | None = None,
@@ -104,24 +106,17 @@ class EncounterService:
         again (`Executor.execute` says why that is safe)."""
         appended: list[DomainEvent] = []
 
-        def decide(state: encounter.Encounter) -> list[DomainEvent]:
-            # The seed is only ever revealed as the encounter's own, whatever the client sent.
-            body = (
-                payload | {"server_seed": self.seed_of(encounter_id).hex()}
-                if command_type == "RevealSeed"
-                else payload
-            )
-            # `issue` records the command itself before its effects, so it can be replayed.
-            events = issue(
+        def decide(state: encounter.Encounter) -> Decided[encounter.Encounter]:
+            # `issued` records the command itself before its effects, so it can be replayed.
+            outcome = issued(
                 state,
-                command_type,
-                body,
+                _read(state, command_type, payload, self.seed_of(encounter_id)),
                 self._context(actor, client_seed),
                 server_seed=self.seed_of(encounter_id),
                 hand_faces=hand_faces,
             )
-            appended[:] = events
-            return events
+            appended[:] = outcome.events
+            return outcome
 
         try:
             return self.executor.execute(
@@ -166,6 +161,18 @@ class EncounterService:
         return CommandContext(
             at=self.clock(), by=actor.member_id, is_gm=actor.is_gm, client_seed=client_seed
         )
+
+
+def _read(
+    state: encounter.Encounter, command_type: str, payload: Command | JsonObject, seed: bytes
+) -> Command:
+    """The command: as the API read it, or read here from its name and payload. The seed is
+    only ever revealed as the encounter's own, whatever the client sent."""
+    if isinstance(payload, Command):
+        return RevealSeed(server_seed=seed.hex()) if isinstance(payload, RevealSeed) else payload
+    if command_type == "RevealSeed":
+        payload = payload | {"server_seed": seed.hex()}
+    return encounter.parse_command(state, command_type, payload)
 
 
 def _respond(appended: list[DomainEvent]) -> Callable[[encounter.Encounter, int], Response]:

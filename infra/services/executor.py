@@ -20,13 +20,16 @@ from dataclasses import dataclass, replace
 from typing import Any, Generic, TypeVar
 from uuid import UUID
 
-from domain.aggregate import AggregateKind, NotFound
+from domain.aggregate import AggregateKind, Decided, NotFound
 from domain.events import DomainEvent
 from infra.store.ledger import ConcurrencyConflict, DuplicateRequest, Ledger, StreamWrite
 from infra.store.recorder import IdempotencyRecord
 
 S = TypeVar("S")
 Response = dict[str, Any]
+# What a decider hands back: the events, or the events with the state it reached (Decided),
+# which the executor then keeps instead of evolving every event again.
+Decision = Decided[S] | list[DomainEvent]
 _ATTEMPTS = 5
 
 
@@ -87,7 +90,7 @@ class _Command(Generic[S]):
 
     kind: AggregateKind[S]
     stream_id: UUID
-    decide: Callable[[S], list[DomainEvent]]
+    decide: Callable[[S], Decision[S]]
     respond: Callable[[S, int], Response]
     expected_version: int | None
     idempotency: Idempotency | None
@@ -187,7 +190,7 @@ class Executor:
         self,
         kind: AggregateKind[S],
         stream_id: UUID,
-        decide: Callable[[S], list[DomainEvent]],
+        decide: Callable[[S], Decision[S]],
         respond: Callable[[S, int], Response],
         *,
         expected_version: int | None = None,
@@ -244,10 +247,7 @@ class Executor:
             loaded = self._current(kind, stream_id, command.new)  # never a 412 on an old read
         if expected is not None and loaded.version != expected:
             raise StaleVersion(expected, loaded.version)
-        events = command.decide(loaded.state)
-        after = loaded.state
-        for event in events:
-            after = kind.evolve(after, event)
+        events, after = _outcome(kind, loaded.state, command.decide(loaded.state))
         response = command.respond(after, loaded.version + len(events))
         key = command.idempotency
         record = IdempotencyRecord(key.key, key.fingerprint, response) if key else None
@@ -279,6 +279,17 @@ class Executor:
                 "use a new key for a new request"
             )
         return answer.response
+
+
+def _outcome(
+    kind: AggregateKind[S], state: S, decision: Decision[S]
+) -> tuple[list[DomainEvent], S]:
+    """The events decided and the state they lead to: as the decider reached it, or folded."""
+    if isinstance(decision, Decided):
+        return decision.events, decision.state
+    for event in decision:
+        state = kind.evolve(state, event)
+    return decision, state
 
 
 def snapshot_topic(kind: AggregateKind[Any]) -> str:

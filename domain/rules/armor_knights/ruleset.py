@@ -7,6 +7,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from domain.aggregate import Decided
 from domain.events import DomainEvent, JsonObject
 from domain.rules.armor_knights import actions, armor, attack, movement, turn, victory
 from domain.rules.armor_knights import commands as cmd
@@ -85,10 +86,10 @@ class ArmorKnights:
 
     def decide(
         self, state: AkState, command: Command, dice: Dice, ctx: CommandContext
-    ) -> list[DomainEvent]:
+    ) -> Decided[AkState]:
         run = Run(state=state, dice=dice, ctx=ctx)
         _HANDLERS[type(command)](run, command)
-        return run.events
+        return Decided(run.events, run.state)
 
     def evolve(self, state: AkState, event: DomainEvent) -> AkState:
         return evolve(state, event)

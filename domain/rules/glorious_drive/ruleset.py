@@ -7,6 +7,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from domain.aggregate import Decided
 from domain.events import DomainEvent, JsonObject
 from domain.rules.errors import RuleViolation
 from domain.rules.glorious_drive import (
@@ -102,10 +103,10 @@ class GloriousDrive:
 
     def decide(
         self, state: GdState, command: Command, dice: Dice, ctx: CommandContext
-    ) -> list[DomainEvent]:
+    ) -> Decided[GdState]:
         run = Run(state=state, dice=dice, ctx=ctx)
         _HANDLERS[type(command)](run, command)
-        return run.events
+        return Decided(run.events, run.state)
 
     def evolve(self, state: GdState, event: DomainEvent) -> GdState:
         return evolve(state, event)

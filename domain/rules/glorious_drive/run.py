@@ -2,7 +2,7 @@
 
 Deciding a command often needs the state its own first events leave (HP after the guard
 cost, the order after a delay), so each event is applied as soon as it is decided; the
-aggregate later applies the same events through the same `evolve`.
+state reached is handed back with the events (`Decided`), so no one evolves them again.
 """
 
 from __future__ import annotations

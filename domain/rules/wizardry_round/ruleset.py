@@ -7,6 +7,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from domain.aggregate import Decided
 from domain.events import DomainEvent, JsonObject
 from domain.rules.errors import RuleViolation
 from domain.rules.log import LogLines
@@ -81,10 +82,10 @@ class WizardryRound:
 
     def decide(
         self, state: WzState, command: Command, dice: Dice, ctx: CommandContext
-    ) -> list[DomainEvent]:
+    ) -> Decided[WzState]:
         run = Run(state=state, dice=dice, ctx=ctx)
         _HANDLERS[type(command)](run, command)
-        return run.events
+        return Decided(run.events, run.state)
 
     def evolve(self, state: WzState, event: DomainEvent) -> WzState:
         return evolve(state, event)

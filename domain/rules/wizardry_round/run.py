@@ -2,7 +2,8 @@
 
 A WZ command often runs on through automatic phases (an inning's end opens the next; the
 end phase opens the next round, its combat start and its fatigue), each of which needs
-the state the earlier events leave, so each event is applied as soon as it is decided.
+the state the earlier events leave, so each event is applied as soon as it is decided; the
+state reached is handed back with the events (`Decided`), so no one evolves them again.
 """
 
 from __future__ import annotations

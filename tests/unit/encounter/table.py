@@ -81,17 +81,20 @@ class Table:
         faces: Sequence[int] | None = None,
     ) -> list[DomainEvent]:
         """Decide `command` and apply what it decided; returns the new events."""
-        new = aggregate.decide(
+        outcome = aggregate.decided(
             self.state,
             command,
             by,
             server_seed=SEED if faces is None else None,
             hand_faces=faces,
         )
-        for event in new:
+        for event in outcome.events:
             self.state = aggregate.evolve(self.state, event)
-        self.events += new
-        return new
+        # Every test of every ruleset checks it: the state deciding reached (which the
+        # application keeps instead of evolving again) is the state the events lead to.
+        assert outcome.state == self.state
+        self.events += outcome.events
+        return outcome.events
 
     def open(self, battle_map: dict[str, Any] | None = None, **options: Any) -> Table:
         self.do(

@@ -21,6 +21,7 @@ from domain.catalog import registry
 from domain.dice import DiceEntryError
 from domain.encounter import aggregate
 from domain.encounter.errors import CommandRefused
+from domain.encounter.record import issued
 from domain.rules.errors import RuleViolation
 from domain.rules.glorious_drive import commands as cmd
 from domain.rules.glorious_drive.condition_events import SkillUsed
@@ -34,7 +35,7 @@ from domain.rules.glorious_drive.events import (
 from domain.rules.glorious_drive.initiative import InitiativeRoll, Reroll, initiative_order
 from domain.rules.records import EncounterDiceRolled, RulingRecorded
 from domain.rules.ruleset import Command, CommandContext, LegalCommand
-from tests.unit.encounter.table import AT, Table, of_type, sheet, weapon
+from tests.unit.encounter.table import AT, SEED, Table, of_type, sheet, weapon
 
 IDS = ("a", "b", "c", "d")
 STEPS = ((1, 0), (-1, 0), (0, 1), (0, -1))
@@ -172,6 +173,31 @@ def test_rebuilding_from_stored_events_equals_the_live_state(
     rows = [(registry.topic(e), json.loads(e.model_dump_json())) for e in table.events]
     rebuilt = aggregate.KIND.rebuild(table.state.id, [registry.decode(t, d) for t, d in rows])
     assert rebuilt == table.state
+
+
+@SETTINGS
+@given(fights(), st.data())
+def test_the_state_a_command_reaches_while_decided_is_the_fold_of_its_events(
+    table: Table, data: st.DataObject
+) -> None:
+    """Events are evolved once: the Encounter `issued` hands back (kept by the application
+    instead of evolving the events again) is exactly what folding `evolve` over them gives."""
+    for _ in range(40):
+        legal = aggregate.legal_commands(table.state)
+        if not legal:
+            break
+        command = concrete(data.draw(st.sampled_from(_weighted(legal, data))), table, data)
+        ctx = CommandContext(at=AT, by="gm", is_gm=True, client_seed=data.draw(st.text(max_size=3)))
+        try:
+            outcome = issued(table.state, command, ctx, server_seed=SEED)
+        except (RuleViolation, CommandRefused, DiceEntryError):
+            continue
+        folded = table.state
+        for event in outcome.events:
+            folded = aggregate.evolve(folded, event)
+        assert outcome.state == folded
+        assert outcome.state.model_dump_json() == folded.model_dump_json()
+        table.state, table.events = folded, [*table.events, *outcome.events]
 
 
 @SETTINGS
