@@ -187,7 +187,7 @@ def command(
             encounter_id,
             actor(who),
             body.command,
-            body.payload(),
+            body.domain_command(),  # validated once: the body is the command
             expected_version=write.expected_version,
             client_seed=body.client_seed,
             hand_faces=body.hand_faces,

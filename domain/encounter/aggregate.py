@@ -37,6 +37,7 @@ __all__ = [
     "KIND",
     "Encounter",
     "audit",
+    "command_class",
     "decide",
     "decided",
     "evolve",
@@ -53,13 +54,19 @@ KIND = AggregateKind[Encounter](
 
 def parse_command(state: Encounter, command_type: str, payload: JsonObject) -> Command:
     """Read a command by name (as the API receives it): the Encounter's or its ruleset's."""
+    return command_class(state, command_type).model_validate(payload)
+
+
+def command_class(state: Encounter, command_type: str) -> type[Command]:
+    """The class of the command of that name this encounter takes (its own or its ruleset's:
+    rulesets reuse names with other fields)."""
     known = {c.command_type: c for c in COMMANDS}
     if state.opened:
         known |= {c.command_type: c for c in state.ruleset.commands}
     found = known.get(command_type)
     if found is None:
         raise WrongState(f"unknown command {command_type!r}; known: {sorted(known)}")
-    return found.model_validate(payload)
+    return found
 
 
 def procedure(state: Encounter) -> ProcedurePoint:

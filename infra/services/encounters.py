@@ -101,9 +101,10 @@ class EncounterService:
         idempotency: Idempotency | None = None,
         loaded: tuple[encounter.Encounter, int] | None = None,
     ) -> Response:
-        """Any encounter or ruleset command by name, as the API receives it; `loaded`: the
-        state and version the caller has just read, decided on without reading the stream
-        again (`Executor.execute` says why that is safe)."""
+        """Any encounter or ruleset command: by name and payload, or as the API has read it
+        already (`payload` a Command, not validated again). `loaded`: the state and version
+        the caller has just read, decided on without reading the stream again
+        (`Executor.execute` says why that is safe)."""
         appended: list[DomainEvent] = []
 
         def decide(state: encounter.Encounter) -> Decided[encounter.Encounter]:
@@ -169,7 +170,12 @@ def _read(
     """The command: as the API read it, or read here from its name and payload. The seed is
     only ever revealed as the encounter's own, whatever the client sent."""
     if isinstance(payload, Command):
-        return RevealSeed(server_seed=seed.hex()) if isinstance(payload, RevealSeed) else payload
+        if isinstance(payload, RevealSeed):
+            return RevealSeed(server_seed=seed.hex())
+        if type(payload) is encounter.command_class(state, payload.command_type):
+            return payload
+        # Read as another ruleset's command of that name: read it as this encounter's own.
+        command_type, payload = payload.command_type, payload.model_dump(mode="json")
     if command_type == "RevealSeed":
         payload = payload | {"server_seed": seed.hex()}
     return encounter.parse_command(state, command_type, payload)

@@ -259,3 +259,38 @@ def test_a_command_decided_on_a_state_another_command_moved_on_is_decided_again(
     with pytest.raises(RuleViolation):  # initiative is rolled: refused on the fresh state
         runtime.encounters.command(fight, GM, "RollInitiative", {}, loaded=old)
     assert runtime.encounters.state(fight)[1] == moved["version"]
+
+
+def test_a_command_read_by_the_api_is_recorded_as_its_payload_would_be(
+    runtime: Runtime,
+) -> None:
+    """Given two fights, when one gets RollInitiative as the API read it (a domain command, not
+    validated again) and the other by name and payload, then both record the same
+    CommandIssued and the same effects; a command of another ruleset's class is read as this
+    encounter's own (WZ's RollInitiative has a field GD's forbids: refused, nothing appended)."""
+    from pydantic import ValidationError
+
+    from domain.encounter.record import CommandIssued
+    from domain.rules.glorious_drive import commands as gd
+    from domain.rules.wizardry_round import commands as wz
+
+    read, named = opened_fight(runtime), opened_fight(runtime)
+    by_object = runtime.encounters.command(read, GM, "RollInitiative", gd.RollInitiative())
+    by_name = runtime.encounters.command(named, GM, "RollInitiative", {})
+    assert by_object["events"] == by_name["events"]
+
+    def issued(fight: uuid.UUID) -> list[dict[str, Any]]:
+        recorded = runtime.executor.ledger.read(fight)
+        return [
+            r.event.model_dump(exclude={"at"})
+            for r in recorded
+            if isinstance(r.event, CommandIssued)
+        ]
+
+    assert issued(read) == issued(named)
+    before = runtime.encounters.state(read)[1]
+    with pytest.raises(ValidationError):
+        runtime.encounters.command(
+            read, GM, "RollInitiative", wz.RollInitiative(representative="fighter")
+        )
+    assert runtime.encounters.state(read)[1] == before
