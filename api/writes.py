@@ -114,7 +114,7 @@ def _holds_nul(value: Any) -> bool:
     return False
 
 
-def if_match(
+async def if_match(  # async: a plain `def` dependency costs a thread-pool hop
     value: Annotated[
         str | None,
         Header(alias="If-Match", description="The version (ETag) the command was decided on."),
