@@ -1,7 +1,8 @@
 // The table page: asks for a token, loads an encounter and its log, follows it live, and lets
 // the table travel through its history, check its dice and argue about its rulings.
 
-import { ApiError, follow, forgetToken, get, offered, post, savedToken, saveToken, takeTokenFromAddress } from "./api.js";
+import { wireAccess } from "./access.js";
+import { ApiError, follow, get, offered, post, savedToken, takeTokenFromAddress } from "./api.js";
 import { drawBoard, drawLegend } from "./board.js";
 import { t, translatePage } from "./i18n.js";
 import { drawLog } from "./log.js";
@@ -245,27 +246,18 @@ async function openEncounter(id) {
 }
 
 function wire() {
-  $("lang").value = page.lang;
-  $("lang").addEventListener("change", () => {
-    page.lang = $("lang").value;
-    sessionStorage.setItem("senki.lang", page.lang);
-    translatePage(page.lang);
-    drawLegend($("legend"), page.lang);
-    drawMe(page);
-    drawPoints(page);
-    render();
-  });
-  $("access-form").addEventListener("submit", (submitted) => {
-    submitted.preventDefault();
-    saveToken($("token").value.trim());
-    $("token").value = "";
-    openEncounter($("encounter-id").value.trim());
-  });
-  $("sign-out").addEventListener("click", () => {
-    forgetToken();
-    page.me = null;
-    if (page.stopStream) page.stopStream();
-    location.assign("/table");
+  wireAccess(page, {
+    open: () => openEncounter($("encounter-id").value.trim()),
+    redraw: () => {
+      drawLegend($("legend"), page.lang);
+      drawMe(page);
+      drawPoints(page);
+      render();
+    },
+    leave: () => {
+      page.me = null;
+      if (page.stopStream) page.stopStream();
+    },
   });
   $("history").addEventListener("input", () => {
     const version = Number($("history").value);

@@ -3,7 +3,8 @@
 // roll the reader may not see yet arrives from the server already withheld (docs/visibility.md):
 // the page shows only that it happened.
 
-import { ApiError, forgetToken, get, offered, post, savedToken, saveToken } from "./api.js";
+import { wireAccess } from "./access.js";
+import { ApiError, get, offered, post, savedToken, takeTokenFromAddress } from "./api.js";
 import { node } from "./dom.js";
 import { t, translatePage } from "./i18n.js";
 import { can, loadMe } from "./roles.js";
@@ -250,23 +251,7 @@ async function open() {
 }
 
 function wire() {
-  $("lang").value = page.lang;
-  $("lang").addEventListener("change", () => {
-    page.lang = $("lang").value;
-    sessionStorage.setItem("senki.lang", page.lang);
-    translatePage(page.lang);
-    render();
-  });
-  $("access-form").addEventListener("submit", (submitted) => {
-    submitted.preventDefault();
-    saveToken($("token").value.trim());
-    $("token").value = "";
-    open();
-  });
-  $("sign-out").addEventListener("click", () => {
-    forgetToken();
-    location.assign("/table");
-  });
+  wireAccess(page, { open, redraw: render });
   $("roll-form").addEventListener("submit", rollDice);
   $("rolls-reveal").addEventListener("click", reveal);
   $("new-log-form").addEventListener("submit", openNewLog);
@@ -281,6 +266,7 @@ function wire() {
 function start() {
   translatePage(page.lang);
   wire();
+  takeTokenFromAddress(); // a sign-in link's #token=…
   const where = fromAddress();
   if (!where) {
     say(t(page.lang, "notAvailable"));

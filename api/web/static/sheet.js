@@ -1,7 +1,8 @@
 // A pilot's or an Assault Core's sheet: effective stats, HP now and max with its ratio,
 // injuries, equipment, the HP ratio carried across scenarios, and "copy for CCFolia".
 
-import { ApiError, forgetToken, get, savedToken, saveToken, takeTokenFromAddress } from "./api.js";
+import { wireAccess } from "./access.js";
+import { ApiError, get, savedToken, takeTokenFromAddress } from "./api.js";
 import { drawHpChart, drawLedgerTable } from "./chart.js";
 import { copyForCcfolia } from "./copy.js";
 import { hpMeter, node, percent } from "./dom.js";
@@ -126,23 +127,7 @@ async function open() {
 }
 
 function wire() {
-  $("lang").value = page.lang;
-  $("lang").addEventListener("change", () => {
-    page.lang = $("lang").value;
-    sessionStorage.setItem("senki.lang", page.lang);
-    translatePage(page.lang);
-    render();
-  });
-  $("access-form").addEventListener("submit", (submitted) => {
-    submitted.preventDefault();
-    saveToken($("token").value.trim());
-    $("token").value = "";
-    open();
-  });
-  $("sign-out").addEventListener("click", () => {
-    forgetToken();
-    location.assign("/table");
-  });
+  wireAccess(page, { open, redraw: render });
   $("copy").addEventListener("click", () => {
     const hosts = { status: $("copy-status"), fallback: $("copy-fallback"), text: $("ccfolia-text") };
     copyForCcfolia(`/v1/${page.kind}/${page.id}/sheet?format=ccfolia`, hosts, page.lang).catch((error) => say(error.message));
