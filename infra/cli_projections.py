@@ -15,6 +15,9 @@ from infra import gc_tuning
 from infra.settings import Settings
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from infra.bootstrap import Runtime
     from infra.store.ledger import Ledger
 
 projections_app = typer.Typer(no_args_is_help=True, help="Read models: status and rebuilds.")
@@ -45,7 +48,7 @@ def project(
     from infra.projector.runner import Projector, ProjectorOptions
 
     gc_tuning.tune()
-    runtime = bootstrap.start(Settings())
+    runtime = _start_when_reachable(bootstrap.start, Settings())
     try:
         console.print(
             f"[bold]Senki[/] {runtime.version} projector (standby until it holds the lock)"
@@ -62,6 +65,27 @@ def project(
         projector.run(threading.Event())
     finally:
         runtime.close()
+
+
+def _start_when_reachable(start: Callable[[Settings], Runtime], settings: Settings) -> Runtime:
+    """Start the runtime, waiting while PostgreSQL cannot be reached.
+
+    A projector is restarted by its supervisor at any time, also while the database restarts
+    or fails over; it waits for it as it waits on standby for the lock, instead of exiting at
+    once (and crash-looping). Any other refusal (an unmigrated database, bad settings), and an
+    embedded server that cannot start, still end it with the message saying what to do."""
+    from infra.database import DatabaseUnavailable
+
+    pause = 0.5
+    while True:
+        try:
+            return start(settings)
+        except DatabaseUnavailable as error:
+            if settings.database_url is None:
+                raise  # the embedded server is this process's to start: waiting mends nothing
+            console.print(f"waiting for PostgreSQL: {error}", soft_wrap=True)
+            time.sleep(pause)
+            pause = min(pause * 2, 5.0)
 
 
 @projections_app.command("status")
