@@ -252,7 +252,7 @@ def main() -> None:
         }
         senki = f"http://127.0.0.1:{senki_port}"
         bare = f"http://127.0.0.1:{bare_port}"
-        senki_cmd = [sys.executable, "-m", "infra.cli", "serve", "--port", str(senki_port)]
+        senki_cmd = [sys.executable, "-m", "infra.cli.main", "serve", "--port", str(senki_port)]
         bare_cmd = [
             sys.executable,
             "-m",

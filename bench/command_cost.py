@@ -93,7 +93,7 @@ def over_http(superuser: str, count: int) -> tuple[float, float]:
         env = {"SENKI_DATABASE_URL": service, "SENKI_DICE_MASTER_KEY": KEY}
         senki = f"http://127.0.0.1:{senki_port}"
         bare = f"http://127.0.0.1:{bare_port}"
-        senki_cmd = [sys.executable, "-m", "infra.cli", "serve", "--port", str(senki_port)]
+        senki_cmd = [sys.executable, "-m", "infra.cli.main", "serve", "--port", str(senki_port)]
         bare_cmd = [sys.executable, "-m", "uvicorn", "bench.bare:app", "--port", str(bare_port)]
         with (
             process(

@@ -53,7 +53,7 @@ def server() -> Iterator[str]:
     if url:
         yield url
         return
-    from infra.embedded_pg import EmbeddedPostgres
+    from infra.postgres.embedded import EmbeddedPostgres
 
     with EmbeddedPostgres(Path(".senki-bench").absolute()) as embedded:
         yield embedded.superuser_url

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import httpx
 
-from infra.demo import next_move
+from infra.demo.gd import next_move
 
 
 @dataclass

@@ -79,7 +79,7 @@ def server() -> Iterator[TestServer]:
     if url:
         yield TestServer("external", url)
         return
-    from infra.embedded_pg import EmbeddedPostgres
+    from infra.postgres.embedded import EmbeddedPostgres
 
     embedded = EmbeddedPostgres(Path(".senki-bench").absolute())
     embedded.start()
@@ -180,7 +180,7 @@ def visible_latencies(
         "SENKI_MIGRATION_DATABASE_URL": owner_url,
         "SENKI_DICE_MASTER_KEY": TEST_DICE_KEY,
     }
-    command = [sys.executable, "-m", "infra.cli_projections", "project", "--lanes", str(lanes)]
+    command = [sys.executable, "-m", "infra.cli.projections", "project", "--lanes", str(lanes)]
     process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL)
     pilot = table.pilots[-1]
     version = len(table.streams[pilot])

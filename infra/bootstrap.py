@@ -15,8 +15,8 @@ from api.ports import LivenessView, LogHeadView, ProjectionPositionView, Unavail
 from domain.campaign.campaign import Campaign
 from domain.campaign.character import Character
 from domain.catalog import registry
-from infra.database import Database, DatabaseUnavailable, DatabaseUrls
 from infra.dice_key import load_dice_key
+from infra.postgres.database import Database, DatabaseUnavailable, DatabaseUrls
 from infra.projector.background import BackgroundProjector
 from infra.projector.reads import ReadModels
 from infra.projector.runner import Projector

@@ -13,7 +13,7 @@ BACKENDS = ["embedded", "external"]
 
 @pytest.fixture(scope="session")
 def embedded_server() -> Iterator[TestServer]:
-    from infra.embedded_pg import EmbeddedPostgres
+    from infra.postgres.embedded import EmbeddedPostgres
 
     server = EmbeddedPostgres(embedded_data_dir())
     server.start()

@@ -21,9 +21,10 @@ import httpx
 import pytest
 from fastapi.testclient import TestClient
 
-from infra import demo_ak, demo_wz
 from infra.bootstrap import Runtime
-from infra.demo import DemoTable
+from infra.demo import ak as demo_ak
+from infra.demo import wz as demo_wz
+from infra.demo.table import DemoTable
 from tests.api.conftest import auth, key
 from tests.support.runtime import log_heads
 from tests.unit.encounter.table import sheet, weapon
@@ -190,7 +191,7 @@ def glorious_drive(client: TestClient) -> Table:
 
 
 def wizardry_round(client: TestClient) -> Table:
-    """The demo's two rounds (infra/demo_wz.py), the ogre hidden: INI 1427, AC 1213,
+    """The demo's two rounds (infra/demo/wz.py), the ogre hidden: INI 1427, AC 1213,
     endurance 1319."""
     answers: dict[str, list[Any]] = {}
     table = Recording(client, "ogre", answers)
@@ -217,7 +218,7 @@ def wizardry_round(client: TestClient) -> Table:
 
 
 def armor_knights(client: TestClient) -> Table:
-    """The demo's duel (infra/demo_ak.py), blue hidden: armour 1031 physical, 1049 beam."""
+    """The demo's duel (infra/demo/ak.py), blue hidden: armour 1031 physical, 1049 beam."""
     answers: dict[str, list[Any]] = {}
     table = Recording(client, "blue", answers)
     campaign = _campaign(table, "armor_knights")

@@ -86,7 +86,7 @@ class Deployment:
     def senki(self, *args: str) -> subprocess.CompletedProcess[str]:
         """Run one `senki` command to completion (migrate, verify, projections status)."""
         return subprocess.run(
-            [sys.executable, "-m", "infra.cli", *args],
+            [sys.executable, "-m", "infra.cli.main", *args],
             env=self.env(),
             capture_output=True,
             text=True,
@@ -120,7 +120,7 @@ class Deployment:
     def _spawn(self, process: Process) -> None:
         with process.log.open("ab") as log:
             process.popen = subprocess.Popen(
-                [sys.executable, "-m", "infra.cli", *process.argv],
+                [sys.executable, "-m", "infra.cli.main", *process.argv],
                 env=self.env(),
                 stdout=log,
                 stderr=subprocess.STDOUT,

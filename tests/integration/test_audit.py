@@ -20,7 +20,7 @@ from domain.encounter import aggregate as encounter
 from domain.encounter.disputes import file_dispute
 from domain.rules.records import RulingRecorded
 from infra.bootstrap import Runtime
-from infra.cli_audit import audit
+from infra.cli.audit import audit
 from infra.services.audit import AuditService, revealed_dice, revealed_encounters
 from infra.services.encounters import Actor
 from tests.support.databases import shard_count

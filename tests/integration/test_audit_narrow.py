@@ -12,7 +12,7 @@ from rich.console import Console
 from typer.testing import CliRunner
 
 from infra.bootstrap import Runtime
-from infra.cli_audit import audit, print_ruling
+from infra.cli.audit import audit, print_ruling
 from infra.services.audit import AuditEntry, AuditService, DieAudit, RollAudit, RuleCited
 from tests.integration.test_audit import runtime, small_fight
 from tests.support.databases import shard_count

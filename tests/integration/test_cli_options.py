@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from infra.cli import app
+from infra.cli.main import app
 
 SENKI = str(Path(sys.executable).with_name("senki"))
 UNREACHABLE = {
@@ -69,7 +69,7 @@ def test_a_bad_option_is_refused_naming_it_before_anything_runs(
 
 
 def test_a_receipt_is_read_whatever_the_case_of_its_hash() -> None:
-    from infra.cli_options import receipts
+    from infra.cli.options import receipts
 
     assert receipts([f"0:12:{A_HASH.upper()}"]) == [f"0:12:{A_HASH}"]
 

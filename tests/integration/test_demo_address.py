@@ -8,7 +8,7 @@ import socket
 import pytest
 from typer.testing import CliRunner
 
-from infra.cli import app
+from infra.cli.main import app
 from infra.demo import default_url
 
 

@@ -26,15 +26,15 @@ import psutil  # type: ignore[import-untyped]
 import psycopg
 import pytest
 
-from infra.embedded_common import EmbeddedPostgresError, Layout
-from infra.embedded_pg import EmbeddedPostgres, install_termination_handlers
-from infra.embedded_proc import (
+from infra.postgres.common import EmbeddedPostgresError, Layout
+from infra.postgres.embedded import EmbeddedPostgres, install_termination_handlers
+from infra.postgres.proc import (
     is_postmaster_of,
     kill_server_processes,
     read_pid_file,
     server_processes,
 )
-from infra.embedded_runner import resolve_runner
+from infra.postgres.runner import resolve_runner
 
 pytestmark = [
     pytest.mark.postgres,
@@ -48,7 +48,7 @@ CHILD = textwrap.dedent(
     """
     import sys
     from pathlib import Path
-    from infra.embedded_pg import EmbeddedPostgres, install_termination_handlers
+    from infra.postgres.embedded import EmbeddedPostgres, install_termination_handlers
     if sys.argv[2] == "handlers":
         install_termination_handlers()
     pg = EmbeddedPostgres(Path(sys.argv[1]))
@@ -110,7 +110,7 @@ def watchdogs(data_dir: Path) -> list[Any]:
     found = []
     for proc in psutil.process_iter(["cmdline"]):
         cmdline = proc.info["cmdline"] or []
-        if "infra.embedded_watchdog" in cmdline and str(data_dir) in cmdline:
+        if "infra.postgres.watchdog" in cmdline and str(data_dir) in cmdline:
             found.append(proc)
     return found
 
@@ -403,7 +403,7 @@ def test_a_sigkilled_postmaster_is_started_again_by_the_process_using_it(
 ) -> None:
     """In process: the keeper notices the death, starts the same cluster on the same socket,
     and the URL handed out before works again; meanwhile it says it is recovering."""
-    from infra.embedded_keeper import Keeper
+    from infra.postgres.keeper import Keeper
 
     with EmbeddedPostgres(data_dir) as pg:
         url = pg.superuser_url
@@ -435,7 +435,7 @@ def test_senki_serve_recovers_from_a_sigkilled_postmaster(data_dir: Path, tmp_pa
     log = tmp_path / "serve.log"
     with log.open("wb") as output:
         serve = subprocess.Popen(
-            [sys.executable, "-m", "infra.cli", "serve", "--port", str(port)],
+            [sys.executable, "-m", "infra.cli.main", "serve", "--port", str(port)],
             env=env, cwd=REPO_ROOT, stdout=output, stderr=subprocess.STDOUT,
         )  # fmt: skip
 

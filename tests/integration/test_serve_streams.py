@@ -41,7 +41,7 @@ class Server:
 @contextmanager
 def senki_serve(app_url: str, owner_url: str, log_dir: Path) -> Iterator[Server]:
     port = free_port()
-    command = [sys.executable, "-m", "infra.cli", "serve", "--port", str(port)]
+    command = [sys.executable, "-m", "infra.cli.main", "serve", "--port", str(port)]
     options = ["--graceful-timeout", str(GRACEFUL_TIMEOUT)]
     log = log_dir / "serve.log"
     with log.open("wb") as output:

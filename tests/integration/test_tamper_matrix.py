@@ -21,10 +21,10 @@ from typing import Any
 import pytest
 
 from domain.encounter import aggregate as encounter
-from infra.bundle import export_bundle
 from infra.projector.runner import Projector
 from infra.services.executor import Idempotency, snapshot_topic
-from infra.verify import ONLY_A_RECEIPT
+from infra.store.bundle import export_bundle
+from infra.store.verify import ONLY_A_RECEIPT
 from tests.integration.test_audit import GM, small_fight
 from tests.support.runtime import start_runtime
 from tests.support.tampering import (

@@ -40,7 +40,7 @@ def api_process(app_url: str, **settings: str) -> Iterator[str]:
         "SENKI_SHARDS": str(shard_count()),
     } | {f"SENKI_{name.upper()}": value for name, value in settings.items()}
     child = subprocess.Popen(
-        [sys.executable, "-m", "infra.cli", "serve", "--port", str(port)],
+        [sys.executable, "-m", "infra.cli.main", "serve", "--port", str(port)],
         env=env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,

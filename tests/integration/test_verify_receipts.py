@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from infra.cli import app
+from infra.cli.main import app
 from tests.support.databases import shard_count
 from tests.support.runtime import TEST_DICE_KEY, start_runtime
 

@@ -16,9 +16,9 @@ from typing import Literal
 
 import psycopg
 
-from infra.embedded_cluster import ensure_initialized
-from infra.embedded_common import Layout, tail
-from infra.embedded_runner import Runner, chown_to, resolve_runner
+from infra.postgres.cluster import ensure_initialized
+from infra.postgres.common import Layout, tail
+from infra.postgres.runner import Runner, chown_to, resolve_runner
 from infra.store.connect import with_database, with_user
 
 ShutdownMode = Literal["smart", "fast", "immediate"]

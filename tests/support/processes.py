@@ -1,4 +1,4 @@
-"""Projector processes for tests: started as `python -m infra.cli_projections project`."""
+"""Projector processes for tests: started as `python -m infra.cli.projections project`."""
 
 from __future__ import annotations
 
@@ -56,7 +56,7 @@ def spawn_projector(
 ) -> subprocess.Popen[bytes]:
     path = log_dir / f"projector-{name}.log"
     log = path.open("ab")
-    command = [sys.executable, "-m", "infra.cli_projections", "project"]
+    command = [sys.executable, "-m", "infra.cli.projections", "project"]
     options = ["--batch-size", str(batch_size), "--name", name, "--health-port", str(health_port)]
     options += ["--lanes", str(lanes)]
     process = subprocess.Popen(
@@ -74,7 +74,7 @@ LOGS: dict[int, Path] = {}  # pid → the projector's output, shown when it dies
 
 def run_cli(app_url: str, owner_url: str, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "infra.cli_projections", *args],
+        [sys.executable, "-m", "infra.cli.projections", *args],
         env=senki_env(app_url, owner_url),
         capture_output=True,
         text=True,

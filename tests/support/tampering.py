@@ -16,7 +16,7 @@ from uuid import UUID
 import psycopg
 from typer.testing import CliRunner
 
-from infra.cli import app
+from infra.cli.main import app
 from infra.store.chain import ChainRow, genesis_hash, link
 from infra.store.names import ShardTables
 from tests.support.databases import shard_count

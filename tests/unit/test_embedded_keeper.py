@@ -3,8 +3,8 @@ when to die and whether it starts again (the real thing: tests/integration/test_
 
 from __future__ import annotations
 
-from infra.embedded_common import EmbeddedPostgresError
-from infra.embedded_keeper import Keeper
+from infra.postgres.common import EmbeddedPostgresError
+from infra.postgres.keeper import Keeper
 
 
 class Server:

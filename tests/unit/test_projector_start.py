@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 from pydantic import SecretStr
 
-from infra import cli_projections
-from infra.database import DatabaseUnavailable
+from infra.cli import projections as cli_projections
+from infra.postgres.database import DatabaseUnavailable
 from infra.settings import Settings
 
 KEY = SecretStr("ab" * 32)

@@ -17,7 +17,7 @@ from typing import Any
 import httpx
 from rich.console import Console
 
-from infra.demo import DemoTable, finish, open_table
+from infra.demo.table import DemoTable, finish, open_table
 
 ROUNDS = 2
 # The GM's target for a check in this demo: a 1D20 check succeeds at this total or under

@@ -29,8 +29,8 @@ from infra.services.audit import DiceFinding, revealed_dice
 from infra.settings import Settings
 from infra.store.chain import ChainReport, genesis_hash
 from infra.store.ledger import Ledger
+from infra.store.verify_snapshots import SnapshotReport, check_snapshots
 from infra.store.witness import TailEvidence, tail_evidence
-from infra.verify_snapshots import SnapshotReport, check_snapshots
 
 RECEIPT = re.compile(r"^(\d{1,4}):(\d{1,19}):([0-9a-fA-F]{64})$")
 ONLY_A_RECEIPT = "only a kept receipt can prove this"

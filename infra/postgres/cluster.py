@@ -13,9 +13,9 @@ import time
 from contextlib import suppress
 from pathlib import Path
 
-from infra.embedded_common import SOCKET_NAME, SOCKET_PORT, EmbeddedPostgresError, Layout, logger
-from infra.embedded_common import tail as log_tail
-from infra.embedded_proc import (
+from infra.postgres.common import SOCKET_NAME, SOCKET_PORT, EmbeddedPostgresError, Layout, logger
+from infra.postgres.common import tail as log_tail
+from infra.postgres.proc import (
     PidFile,
     is_postmaster_of,
     kill_initdb,
@@ -23,7 +23,7 @@ from infra.embedded_proc import (
     read_pid_file,
     socket_answers,
 )
-from infra.embedded_runner import Runner, chown_to
+from infra.postgres.runner import Runner, chown_to
 
 _START_TIMEOUT_S = 60
 _STOP_TIMEOUT_S = 60

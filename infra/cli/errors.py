@@ -24,8 +24,8 @@ def _known() -> list[tuple[tuple[type[BaseException], ...], int]]:
     from domain.roll_log import RollLogClosed
     from domain.rules.errors import RuleViolation
     from infra.bootstrap import NotMigrated
-    from infra.database import DatabaseUnavailable
     from infra.dice_key import DiceKeyError
+    from infra.postgres.database import DatabaseUnavailable
     from infra.store.migrate import MigrationError
     from infra.store.placement import ShardsShrunk
 

@@ -11,7 +11,7 @@ from rich.table import Table
 
 from domain.dice.bcdice import NotACommand, evaluate
 from infra import bootstrap
-from infra.cli_options import short_text
+from infra.cli.options import short_text
 from infra.settings import Settings
 
 dice_app = typer.Typer(no_args_is_help=True, help="Verifiable dice (BCDice's language).")

@@ -15,13 +15,14 @@ from pydantic import ValidationError
 from rich.console import Console
 from rich.table import Table
 
-from infra import cli_options, gc_tuning
-from infra.cli_audit import audit, export
-from infra.cli_dice import dice_app
-from infra.cli_projections import project, projections_app
-from infra.embedded_pg import install_termination_handlers
-from infra.errors import explain
-from infra.http_server import GRACEFUL_TIMEOUT_S
+from infra import gc_tuning
+from infra.cli import options as cli_options
+from infra.cli.audit import audit, export
+from infra.cli.dice import dice_app
+from infra.cli.errors import explain
+from infra.cli.http_server import GRACEFUL_TIMEOUT_S
+from infra.cli.projections import project, projections_app
+from infra.postgres.embedded import install_termination_handlers
 from infra.settings import Settings
 
 if TYPE_CHECKING:
@@ -70,7 +71,8 @@ def serve(
 ) -> None:
     """Run the HTTP API (on the embedded PostgreSQL unless SENKI_DATABASE_URL is set)."""
     from api.app import create_app
-    from infra import bootstrap, http_server
+    from infra import bootstrap
+    from infra.cli import http_server
 
     settings = Settings()
     gc_tuning.tune()
@@ -109,7 +111,7 @@ def _serve_metrics(registry: CollectorRegistry, host: str, settings: Settings) -
 @db_app.command("migrate")
 def db_migrate() -> None:
     """Create every table, trigger and grant (as the owning role). Safe to run again."""
-    from infra.database import Database
+    from infra.postgres.database import Database
     from infra.store.migrate import migrate
 
     settings = Settings()
@@ -144,13 +146,13 @@ def verify(
     log's end, and the dice of revealed encounters; exit 1 naming the first bad position.
     With --bundle: check an exported audit bundle offline."""
     if bundle is not None:
-        from infra.cli_audit import run_verify_bundle
+        from infra.cli.audit import run_verify_bundle
 
         if as_json:
             errors.print("[red]error:[/] --json reports on the database; drop it with --bundle")
             raise typer.Exit(2)
         raise typer.Exit(run_verify_bundle(bundle, console))
-    from infra.verify import run_verify
+    from infra.store.verify import run_verify
 
     raise typer.Exit(run_verify(Settings(), console, expect_head or [], as_json=as_json))
 

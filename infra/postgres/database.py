@@ -11,8 +11,8 @@ from infra.settings import Settings
 from infra.store.connect import with_user
 
 if TYPE_CHECKING:
-    from infra.embedded_keeper import Keeper, KeeperState
-    from infra.embedded_pg import EmbeddedPostgres
+    from infra.postgres.embedded import EmbeddedPostgres
+    from infra.postgres.keeper import Keeper, KeeperState
 
 
 @dataclass(frozen=True)
@@ -55,8 +55,8 @@ class Database:
             service = self.settings.database_url.get_secret_value()
             migration = self.settings.migration_database_url
             return DatabaseUrls(service, migration.get_secret_value() if migration else service)
-        from infra.embedded_keeper import Keeper
-        from infra.embedded_pg import EmbeddedPostgres, EmbeddedPostgresError
+        from infra.postgres.embedded import EmbeddedPostgres, EmbeddedPostgresError
+        from infra.postgres.keeper import Keeper
 
         server = EmbeddedPostgres(self.settings.data_dir.absolute())
         try:

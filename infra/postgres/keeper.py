@@ -1,6 +1,6 @@
 """The keeper: starts the embedded server again when it dies under a process that uses it.
 
-The watchdog (infra.embedded_watchdog) only ever *stops* the server, once its last user is
+The watchdog (infra.postgres.watchdog) only ever *stops* the server, once its last user is
 gone; it sleeps in flock() and never learns that the postmaster died. Without the keeper a
 SIGKILLed postmaster (or the OOM killer) left `senki serve` answering 503 for good, until a
 person restarted it. Each process that uses the server keeps a keeper thread: it looks at
@@ -23,7 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
-from infra.embedded_common import EmbeddedPostgresError, logger
+from infra.postgres.common import EmbeddedPostgresError, logger
 
 KeeperStatus = Literal["running", "recovering", "failing"]
 

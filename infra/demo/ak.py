@@ -18,7 +18,7 @@ from typing import Any
 import httpx
 from rich.console import Console
 
-from infra.demo import DemoTable, finish, open_table
+from infra.demo.table import DemoTable, finish, open_table
 
 REACH = 3  # the rifle's far+3: in range up to three cells away
 ROW = 1

@@ -17,7 +17,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from infra.cli_options import output_file
+from infra.cli.options import output_file
 from infra.settings import Settings
 
 if TYPE_CHECKING:
@@ -119,7 +119,7 @@ def export(
 ) -> None:
     """Write the encounter's audit bundle: a receipt `senki verify --bundle` checks offline."""
     from infra import bootstrap
-    from infra.bundle import export_bundle
+    from infra.store.bundle import export_bundle
 
     runtime = bootstrap.start(Settings())
     try:
@@ -151,7 +151,7 @@ def verify_bundle(
 
 def run_verify_bundle(file: Path, out: Console) -> int:
     """Print what the bundle bears out; 0 when everything holds, 1 otherwise (2: unreadable)."""
-    from infra.bundle import verify_bundle as check
+    from infra.store.bundle import verify_bundle as check
 
     try:
         bundle = json.loads(file.read_text(encoding="utf-8"))

