@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import copy
 import json
+import os
 import re
 from typing import Any
 
@@ -29,7 +30,7 @@ from tests.deploy.rendered import (
     pod_templates,
     render,
 )
-from tests.deploy.semantics import Pod, allowed, expand_env, secret_token
+from tests.deploy.semantics import SECRET_TOKEN, Pod, allowed, expand_env, secret_token
 
 pytestmark = pytest.mark.deploy
 
@@ -360,3 +361,50 @@ def test_one_clusters_instances_cannot_reach_another(sharded: list[Manifest]) ->
                     policies, instance(sharded, source), instance(sharded, target), 5432
                 )
                 assert not reach, f"{source} -> {target}"
+
+
+# --- what the settings make of it -------------------------------------------------------------
+
+HEX = "5e" * 32
+
+
+def as_in_the_pod(value: str) -> str:
+    """`value` with each Secret token replaced by a value of the shape that Secret holds."""
+
+    def secret(match: re.Match[str]) -> str:
+        name, key = match.groups()
+        if key == "uri":  # CloudNativePG's `<cluster>-app`: the owner's URL, host qualified
+            return f"postgresql://senki_owner:{HEX}@{name.removesuffix('-app')}-rw.senki:5432/senki"
+        return HEX  # passwords and the dice key: hex (k8s/README.md)
+
+    return SECRET_TOKEN.sub(secret, value)
+
+
+@pytest.mark.parametrize("workload", [*SERVICES, MIGRATION], ids=lambda w: str(w[1]))
+def test_the_settings_accept_every_workloads_environment(
+    objects: list[Manifest], workload: tuple[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from infra.settings import Settings
+
+    if "shard_urls" not in Settings.model_fields:
+        pytest.skip("these settings have no SENKI_SHARD_URLS yet (issue #18, helper clusters)")
+    env = environment(objects, *workload)
+    for name in [n for n in os.environ if n.startswith("SENKI_")]:
+        monkeypatch.delenv(name)
+    for name, value in env.items():
+        if name.startswith("SENKI_"):
+            monkeypatch.setenv(name, as_in_the_pod(value))
+
+    settings = Settings(_env_file=None)
+
+    home = settings.database_url
+    assert home is not None
+    urls = [u.get_secret_value() for u in settings.shard_urls]
+    assert settings.shard_count() == (len(urls) or 1)
+    if workload == MIGRATION:
+        owners = [u.get_secret_value() for u in settings.shard_migration_urls]
+        assert len(owners) == len(urls)
+        assert settings.migration_database_url is not None
+        assert owners[:1] in ([], [settings.migration_database_url.get_secret_value()])
+    else:
+        assert urls[:1] in ([], [home.get_secret_value()])
