@@ -13,34 +13,34 @@ from __future__ import annotations
 import copy
 import json
 import re
-from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
-from typing import Any
 
 import jsonschema
 import kubernetes_validate
 import pytest
 
-from tests.deploy.kustomize import build
+from tests.deploy.rendered import (
+    HOME_CLUSTER,
+    OVERLAYS,
+    REPO,
+    Manifest,
+    containers,
+    env_of,
+    named,
+    of_kind,
+    pod_templates,
+    render,
+)
 
-REPO = Path(__file__).resolve().parents[2]
 SCHEMAS = Path(__file__).resolve().parent / "schemas"
-OVERLAYS = ("dev", "prod")
 KUBERNETES_VERSION = "1.33"
-CLUSTER = "senki-db"
+CLUSTER = HOME_CLUSTER
 BARMAN_PLUGIN = "barman-cloud.cloudnative-pg.io"
 # Kinds no schema is available for offline; each is checked by its own test below.
 UNSCHEMED_KINDS = frozenset({"PodMonitor"})
 
 pytestmark = [pytest.mark.deploy]
-
-Manifest = dict[str, Any]
-
-
-@cache
-def render(overlay: str) -> tuple[Manifest, ...]:
-    return tuple(build(REPO / "k8s" / "overlays" / overlay))
 
 
 @pytest.fixture(params=OVERLAYS)
@@ -52,15 +52,6 @@ def overlay(request: pytest.FixtureRequest) -> str:
 @pytest.fixture
 def objects(overlay: str) -> list[Manifest]:
     return copy.deepcopy(list(render(overlay)))
-
-
-def of_kind(objects: list[Manifest], kind: str) -> list[Manifest]:
-    return [o for o in objects if o["kind"] == kind]
-
-
-def named(objects: list[Manifest], kind: str, name: str) -> Manifest:
-    (found,) = [o for o in of_kind(objects, kind) if o["metadata"]["name"] == name]
-    return found
 
 
 def is_custom(obj: Manifest) -> bool:
@@ -88,21 +79,6 @@ def crd_errors(obj: Manifest) -> list[str]:
         f"{'.'.join(str(p) for p in error.absolute_path)}: {error.message}"
         for error in validator.iter_errors(obj)
     ]
-
-
-def pod_templates(objects: list[Manifest]) -> Iterator[tuple[Manifest, Manifest]]:
-    for obj in objects:
-        if obj["kind"] in ("Deployment", "Job", "StatefulSet", "DaemonSet"):
-            yield obj, obj["spec"]["template"]
-
-
-def containers(pod_spec: Manifest) -> list[Manifest]:
-    found: list[Manifest] = pod_spec["containers"] + pod_spec.get("initContainers", [])
-    return found
-
-
-def env_of(container: Manifest) -> dict[str, Manifest]:
-    return {entry["name"]: entry for entry in container.get("env", [])}
 
 
 # --- schemas ----------------------------------------------------------------------------------
@@ -171,26 +147,32 @@ def test_production_runs_three_instances_with_a_synchronous_standby() -> None:
     assert spec["affinity"]["podAntiAffinityType"] == "required"
 
 
-def test_the_cluster_keeps_wal_apart_and_backs_up_through_the_plugin(
+def test_every_cluster_keeps_wal_apart_and_backs_up_through_the_plugin(
     objects: list[Manifest],
 ) -> None:
-    spec = named(objects, "Cluster", CLUSTER)["spec"]
-    assert spec["walStorage"]["size"]
-    assert spec["storage"]["size"]
-    synchronous = spec.get("postgresql", {}).get("synchronous")
-    assert synchronous is None or synchronous["number"] < spec["instances"]
+    clusters = of_kind(objects, "Cluster")
+    assert CLUSTER in {c["metadata"]["name"] for c in clusters}
+    schedules = of_kind(objects, "ScheduledBackup")
+    for cluster in clusters:
+        name, spec = cluster["metadata"]["name"], cluster["spec"]
+        assert spec["walStorage"]["size"], name
+        assert spec["storage"]["size"], name
+        synchronous = spec.get("postgresql", {}).get("synchronous")
+        assert synchronous is None or synchronous["number"] < spec["instances"], name
 
-    (plugin,) = [p for p in spec["plugins"] if p["name"] == BARMAN_PLUGIN]
-    assert plugin["isWALArchiver"] is True
-    store = named(objects, "ObjectStore", plugin["parameters"]["barmanObjectName"])
-    assert store["apiVersion"] == "barmancloud.cnpg.io/v1"
-    for credential in store["spec"]["configuration"]["s3Credentials"].values():
-        assert set(credential) == {"name", "key"}, "object store credentials by reference only"
+        (plugin,) = [p for p in spec["plugins"] if p["name"] == BARMAN_PLUGIN]
+        assert plugin["isWALArchiver"] is True, name
+        store = named(objects, "ObjectStore", plugin["parameters"]["barmanObjectName"])
+        assert store["apiVersion"] == "barmancloud.cnpg.io/v1"
+        for credential in store["spec"]["configuration"]["s3Credentials"].values():
+            assert set(credential) == {"name", "key"}, "object store credentials by reference only"
 
-    (backup,) = of_kind(objects, "ScheduledBackup")
-    assert backup["spec"]["cluster"]["name"] == CLUSTER
-    assert backup["spec"]["method"] == "plugin"
-    assert backup["spec"]["pluginConfiguration"]["name"] == BARMAN_PLUGIN
+        (backup,) = [b for b in schedules if b["spec"]["cluster"]["name"] == name]
+        assert backup["spec"]["method"] == "plugin", name
+        assert backup["spec"]["pluginConfiguration"]["name"] == BARMAN_PLUGIN, name
+        # CloudNativePG's schedules have six fields, seconds first.
+        assert len(backup["spec"]["schedule"].split()) == 6, name
+    assert len(schedules) == len(clusters), "a ScheduledBackup for a Cluster that does not exist"
 
 
 def test_the_service_role_is_low_privilege_and_the_owner_is_separate(
