@@ -1,20 +1,31 @@
 """What-if replay: re-run an encounter's recorded commands under other options, or with one
 command amended, without touching the stored encounter (docs/architecture.md "Rulings"; issue 6).
 
-The result names the first command whose outcome differs and, per combatant, every field of
-the final state that differs (HP, injury, statuses, position, ammunition, order).
+The result names the first command whose outcome differs, every recorded command the replay
+could not apply (`unapplied`), and, per combatant, every field of the final state that
+differs (HP, injury, statuses, position, ammunition, order).
+
+A replay never invents a declaration. A recorded command the other reading refuses (a rule
+forbids it now: GD-SQ-3 blocks the shot) or that does not fit the procedure the replay has
+reached (the other reading opened a reaction window, kept a character in the fight, gave
+another side the first phase: the replay awaits a declaration the record lacks) is skipped,
+reported with the rule the engine cited and what the replay awaited instead, and the replay
+goes on with the next recorded command from the state it has reached. The table then sees
+every consequence at once, not only the first: the commands that still fit are applied, the
+others are listed. Only a missing die (the seed is not revealed) stops a replay, since no
+later outcome could be computed honestly without it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 from uuid import UUID
 
 from pydantic import JsonValue
 
-from domain.encounter.aggregate import KIND
+from domain.encounter.aggregate import KIND, legal_commands, parse_command
 from domain.encounter.events import EncounterOpened
 from domain.encounter.record import CommandIssued, issue, split_by_command
 from domain.encounter.replay_dice import ExtraDice, MissingDie, ReplayDice
@@ -47,6 +58,27 @@ class Divergence:
     refused: str | None = None
 
 
+# Why a recorded command was not applied: a rule refuses it under the other reading, or the
+# replay awaits a declaration (a reaction, another combatant's action) the record lacks here.
+UnappliedReason = Literal["refused", "needs_declaration"]
+
+
+@dataclass(frozen=True)
+class Unapplied:
+    """A recorded command the replay skipped, and why (the module's docstring has the rule)."""
+
+    command: int  # index among the recorded commands
+    version: int  # its CommandIssued's version in the stream
+    command_type: str
+    combatant: str | None
+    reason: UnappliedReason
+    rule_id: str | None  # the rule the refusal cites (None: no game rule, e.g. the fight ended)
+    message: str
+    # needs_declaration: what the replay awaited that the record did not at this point,
+    # as `Command(combatant)`; the commands the record would need to hold.
+    awaiting: tuple[str, ...] = ()
+
+
 @dataclass
 class ReplayResult:
     complete: bool
@@ -56,6 +88,7 @@ class ReplayResult:
     extra_dice: list[dict[str, int | str]] = field(default_factory=list)
     missing: str | None = None
     state: Encounter | None = None
+    unapplied: list[Unapplied] = field(default_factory=list)
 
 
 def replay(
@@ -74,10 +107,13 @@ def replay(
     if original is None:
         original = KIND.rebuild(stream_id, events)
     state = _reopened(stream_id, events, options or {})
+    recorded = _before_commands(stream_id, events)  # the fight as recorded, kept in step
     extra = ExtraDice.for_encounter(stream_id, seed)
     divergence: Divergence | None = None
+    unapplied: list[Unapplied] = []
     versions = {id(e): v for v, e in enumerate(events, start=1)}
     for index, (command, effects) in enumerate(split_by_command(events)):
+        before, recorded = recorded, _fold(recorded, [command, *effects])
         if command.command_type in SKIPPED:
             continue
         payload = amendment.payload if amendment and amendment.command == index else None
@@ -91,11 +127,23 @@ def replay(
                 {},
                 extra.drawn,
                 f"command {index} ({command.command_type}): {missing}",
+                unapplied=unapplied,
             )
         except (RuleViolation, CommandRefused) as refused:
+            version = versions[id(command)]
+            skipped = _unapplied(
+                command,
+                payload,
+                index=index,
+                version=version,
+                replayed=state,
+                recorded=before,
+                refused=refused,
+            )
+            unapplied.append(skipped)
             divergence = divergence or Divergence(
                 index,
-                versions[id(command)],
+                version,
                 command.command_type,
                 _outcomes(effects),
                 [],
@@ -110,11 +158,79 @@ def replay(
                 _outcomes(effects),
                 _outcomes(new[1:]),
             )
-        for event in new:
-            state = KIND.evolve(state, event)
+        state = _fold(state, new)
     return ReplayResult(
-        True, state.options, divergence, differences(original, state), extra.drawn, state=state
+        True,
+        state.options,
+        divergence,
+        differences(original, state),
+        extra.drawn,
+        state=state,
+        unapplied=unapplied,
     )
+
+
+def _fold(state: Encounter, events: Sequence[DomainEvent]) -> Encounter:
+    for event in events:
+        state = KIND.evolve(state, event)
+    return state
+
+
+def _before_commands(stream_id: UUID, events: Sequence[DomainEvent]) -> Encounter:
+    """The recorded encounter before its first recorded command (its opening)."""
+    first = next((i for i, e in enumerate(events) if isinstance(e, CommandIssued)), len(events))
+    return KIND.rebuild(stream_id, events[:first]) if first else KIND.initial(stream_id)
+
+
+def _unapplied(
+    command: CommandIssued,
+    payload: JsonObject | None,
+    *,
+    index: int,
+    version: int,
+    replayed: Encounter,
+    recorded: Encounter,
+    refused: RuleViolation | CommandRefused,
+) -> Unapplied:
+    """Why the replay could not apply a recorded command: the rule that refuses it, or the
+    declarations the replay awaits here that the record (awaiting others) does not hold."""
+    combatant = _combatant(replayed, command, payload)
+    awaited = _awaited(replayed)
+    before = set(_awaited(recorded))
+    lacking = [a for a in dict.fromkeys(awaited) if a not in before]  # the procedure's order
+    fits = (command.command_type, combatant) in awaited
+    rule_id = refused.rule_id if isinstance(refused, RuleViolation) else None
+    if lacking and not fits:
+        return Unapplied(
+            index,
+            version,
+            command.command_type,
+            combatant,
+            "needs_declaration",
+            rule_id,
+            str(refused),
+            tuple(f"{c}({who})" if who else c for c, who in lacking),
+        )
+    return Unapplied(
+        index, version, command.command_type, combatant, "refused", rule_id, str(refused)
+    )
+
+
+def _awaited(state: Encounter) -> list[tuple[str, str | None]]:
+    return [(c.command, c.combatant) for c in legal_commands(state)]
+
+
+def _combatant(state: Encounter, command: CommandIssued, payload: JsonObject | None) -> str | None:
+    """Whom the recorded command is for (None: the GM's, or it no longer reads)."""
+    try:
+        read = parse_command(state, command.command_type, _payload(command, payload))
+    except (ValueError, CommandRefused):
+        return None
+    return read.combatant
+
+
+def _payload(command: CommandIssued, amended: JsonObject | None) -> JsonObject:
+    return amended if amended is not None else command.payload
 
 
 def _reopened(stream_id: UUID, events: Sequence[DomainEvent], overrides: JsonObject) -> Encounter:
@@ -137,7 +253,7 @@ def _reissue(
     ctx = CommandContext(
         at=command.at, by=command.by, is_gm=command.is_gm, client_seed=command.client_seed
     )
-    return issue(state, command.command_type, payload or command.payload, ctx, dice=dice)
+    return issue(state, command.command_type, _payload(command, payload), ctx, dice=dice)
 
 
 def _outcomes(events: Sequence[DomainEvent]) -> list[JsonObject]:
