@@ -20,10 +20,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, cast
 from uuid import UUID
 
-from pydantic import JsonValue
+from pydantic import JsonValue, ValidationError
 
 from domain.encounter.aggregate import KIND, legal_commands, parse_command
 from domain.encounter.events import EncounterOpened
@@ -46,6 +46,19 @@ class Amendment:
 
     command: int
     payload: JsonObject
+
+
+class AmendmentOutOfRange(ValueError):
+    """The amendment names no recorded command a replay re-runs."""
+
+
+class AmendmentInvalid(ValueError):
+    """The amended payload does not read as the command it replaces (pydantic's errors)."""
+
+    def __init__(self, command_type: str, errors: list[JsonObject]) -> None:
+        super().__init__(f"the amended payload is not a valid {command_type}")
+        self.command_type = command_type
+        self.errors = errors
 
 
 @dataclass
@@ -106,6 +119,8 @@ def replay(
     aggregate), so it is not rebuilt a second time; it must be the state `events` lead to."""
     if original is None:
         original = KIND.rebuild(stream_id, events)
+    if amendment is not None:
+        check_amendment(events, amendment)
     state = _reopened(stream_id, events, options or {})
     recorded = _before_commands(stream_id, events)  # the fight as recorded, kept in step
     extra = ExtraDice.for_encounter(stream_id, seed)
@@ -117,6 +132,8 @@ def replay(
         if command.command_type in SKIPPED:
             continue
         payload = amendment.payload if amendment and amendment.command == index else None
+        if payload is not None:
+            _check_payload(state, command, payload)
         try:
             new = _reissue(state, command, payload, effects, extra)
         except MissingDie as missing:
@@ -168,6 +185,33 @@ def replay(
         state=state,
         unapplied=unapplied,
     )
+
+
+def check_amendment(events: Sequence[DomainEvent], amendment: Amendment) -> None:
+    """Refuse an amendment of a command the record does not hold (or a replay skips)."""
+    commands = [c for c, _ in split_by_command(events)]
+    if not 0 <= amendment.command < len(commands):
+        raise AmendmentOutOfRange(
+            f"there is no recorded command #{amendment.command}: this encounter recorded "
+            f"{len(commands)} (#0 to #{len(commands) - 1}); pick one of them"
+        )
+    found = commands[amendment.command]
+    if found.command_type in SKIPPED:
+        raise AmendmentOutOfRange(
+            f"recorded command #{amendment.command} is {found.command_type}, which changes no "
+            "outcome and is not replayed; pick another"
+        )
+
+
+def _check_payload(state: Encounter, command: CommandIssued, payload: JsonObject) -> None:
+    try:
+        parse_command(state, command.command_type, payload)
+    except ValidationError as invalid:
+        errors = [
+            {"loc": [str(p) for p in e["loc"]], "msg": e["msg"], "type": e["type"]}
+            for e in invalid.errors(include_url=False)
+        ]
+        raise AmendmentInvalid(command.command_type, cast(list[JsonObject], errors)) from None
 
 
 def _fold(state: Encounter, events: Sequence[DomainEvent]) -> Encounter:
