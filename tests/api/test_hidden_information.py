@@ -42,6 +42,7 @@ SURFACES = (
     "rulings (audit trail)",
     "replay",
     "replay, hidden join amended",
+    "replay, hidden join renamed (unapplied)",
     "command answers",
     "crews",
     "points",
@@ -297,6 +298,9 @@ def answers(table: Table, who: str) -> dict[str, Any]:
     ]
     join = commands[table.hidden_join]["payload"]["payload"]
     amended = {k: v for k, v in join.items() if k != "hidden"} | {"sheet": table.amended_sheet}
+    # Renamed, the hidden combatant never joins the replay: every command for it is unapplied,
+    # each with the engine's message about it (issue 19 item 4).
+    renamed = join | {"combatant_id": "ghost", "hidden": True, "sheet": table.amended_sheet}
     found: dict[str, Any] = {
         "state": table.get("", who).text,
         "time travel (?version=)": [table.get("", who, version=v).text for v in range(1, now + 1)],
@@ -311,6 +315,11 @@ def answers(table: Table, who: str) -> dict[str, Any]:
             "/replay",
             who,
             {"amendment": {"command": table.hidden_join, "payload": amended}},
+        ).text,
+        "replay, hidden join renamed (unapplied)": table.post(
+            "/replay",
+            who,
+            {"amendment": {"command": table.hidden_join, "payload": renamed}},
         ).text,
         "command answers": json.dumps(table.answers.get(who, [])),
         "crews": table.get("/crews", who).text,
@@ -351,6 +360,7 @@ def test_no_reader_finds_a_hidden_combatants_values_anywhere(
     assert len(values) >= 3, values  # the fight did put distinctive numbers in play
     seen_by_gm = answers(table, "gm")
     assert leaks(seen_by_gm["state"], values), "the GM must see the hidden sheet"
+    assert json.loads(seen_by_gm["replay, hidden join renamed (unapplied)"])["unapplied"]
     found = {
         (surface, who, value)
         for who in READERS
