@@ -26,6 +26,7 @@ from uuid import UUID
 from pydantic import JsonValue, ValidationError
 
 from domain.encounter.aggregate import KIND, legal_commands, parse_command
+from domain.encounter.awaited import RollAwaited
 from domain.encounter.events import EncounterOpened
 from domain.encounter.record import CommandIssued, issue, split_by_command
 from domain.encounter.replay_dice import ExtraDice, MissingDie, ReplayDice
@@ -134,6 +135,11 @@ def replay(
         payload = amendment.payload if amendment and amendment.command == index else None
         if payload is not None:
             _check_payload(state, command, payload)
+        if _waited(effects):
+            # A command that waited for a hand die decided nothing yet: its wait is kept as
+            # recorded (with an amended payload), and the entry that resolves it re-runs it.
+            state = _fold(state, [command, *_amended_wait(command, effects, payload)])
+            continue
         try:
             new = _reissue(state, command, payload, effects, extra)
         except MissingDie as missing:
@@ -298,6 +304,27 @@ def _reissue(
         at=command.at, by=command.by, is_gm=command.is_gm, client_seed=command.client_seed
     )
     return issue(state, command.command_type, _payload(command, payload), ctx, dice=dice)
+
+
+def _waited(effects: Sequence[DomainEvent]) -> bool:
+    """The command's block ends in a wait for a die (issue 19): nothing was decided yet."""
+    return bool(effects) and isinstance(effects[-1], RollAwaited)
+
+
+def _amended_wait(
+    command: CommandIssued, effects: Sequence[DomainEvent], payload: JsonObject | None
+) -> list[DomainEvent]:
+    """The wait as recorded; an amended command waits with its amended payload."""
+    if payload is None or command.command_type == "EnterDie":
+        return list(effects)
+    amended: list[DomainEvent] = []
+    for event in effects:
+        if isinstance(event, RollAwaited):
+            pending = event.pending.model_copy(update={"payload": payload})
+            amended.append(event.model_copy(update={"pending": pending}))
+        else:
+            amended.append(event)
+    return amended
 
 
 def _outcomes(events: Sequence[DomainEvent]) -> list[JsonObject]:
