@@ -123,13 +123,13 @@ def replay(
     if amendment is not None:
         check_amendment(events, amendment)
     state = _reopened(stream_id, events, options or {})
-    recorded = _before_commands(stream_id, events)  # the fight as recorded, kept in step
+    recorded = _Recorded(_before_commands(stream_id, events))  # the fight as recorded
     extra = ExtraDice.for_encounter(stream_id, seed)
     divergence: Divergence | None = None
     unapplied: list[Unapplied] = []
     versions = {id(e): v for v, e in enumerate(events, start=1)}
-    for index, (command, effects) in enumerate(split_by_command(events)):
-        before, recorded = recorded, _fold(recorded, [command, *effects])
+    groups = split_by_command(events)
+    for index, (command, effects) in enumerate(groups):
         if command.command_type in SKIPPED:
             continue
         payload = amendment.payload if amendment and amendment.command == index else None
@@ -160,7 +160,7 @@ def replay(
                 index=index,
                 version=version,
                 replayed=state,
-                recorded=before,
+                recorded=recorded.before(groups, index),
                 refused=refused,
             )
             unapplied.append(skipped)
@@ -224,6 +224,23 @@ def _fold(state: Encounter, events: Sequence[DomainEvent]) -> Encounter:
     for event in events:
         state = KIND.evolve(state, event)
     return state
+
+
+@dataclass
+class _Recorded:
+    """The recorded fight, folded only as far as a refusal needs it (most replays refuse
+    nothing, and then pay nothing for it)."""
+
+    state: Encounter
+    reached: int = 0  # the groups folded so far
+
+    def before(
+        self, groups: Sequence[tuple[CommandIssued, list[DomainEvent]]], index: int
+    ) -> Encounter:
+        for command, effects in groups[self.reached : index]:
+            self.state = _fold(self.state, [command, *effects])
+        self.reached = index
+        return self.state
 
 
 def _before_commands(stream_id: UUID, events: Sequence[DomainEvent]) -> Encounter:
