@@ -56,6 +56,15 @@ def fight(live_server: LiveServer) -> DemoFight:
     return fight
 
 
+DODGE_FLIPS = """async () => {
+  const words = await import("/table/static/whatif_words.js");
+  const ruling = (dodged, summary) => ({ type: "RulingRecorded", outcome: { dodged },
+    summary_en: summary, summary_ja: summary });
+  return words.rulingLines({ original: [ruling(false, "hit (GD-REACT-1)")],
+    replayed: [ruling(true, "dodged (GD-REACT-1)")] }, "en");
+}"""
+
+
 def _replay(page: Any, expected: str) -> str:
     page.get_by_role("button", name="Replay").click()
     result = page.locator("#whatif-result")
@@ -129,6 +138,12 @@ def test_the_gm_tries_an_option_amends_a_command_and_reads_the_diff(
     panel.get_by_label("気絶の判定 (GD-INJ-1a)").wait_for(timeout=5_000)
     assert "記録にない宣言が必要" in page.locator("#whatif-result").inner_text()
     page.get_by_label("言語").select_option("en")
+
+    # A ruling whose yes/no outcome flips is said as the table says it (GD-REACT-1's dodge).
+    lines = page.evaluate(DODGE_FLIPS)
+    assert lines[0] == "the dodge now succeeds"
+    assert lines[1].startswith("The ruling now: dodged")
+    assert page.evaluate(DODGE_FLIPS.replace('"en"', '"ja"'))[0] == "回避が成功するようになる"
 
     assert page.evaluate(UNLABELLED) == []
     page.set_viewport_size({"width": 375, "height": 800})
