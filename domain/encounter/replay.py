@@ -120,15 +120,15 @@ def replay(
     aggregate), so it is not rebuilt a second time; it must be the state `events` lead to."""
     if original is None:
         original = KIND.rebuild(stream_id, events)
+    groups = split_by_command(events)
     if amendment is not None:
-        check_amendment(events, amendment)
+        check_amendment(groups, amendment)
     state = _reopened(stream_id, events, options or {})
     recorded = _Recorded(_before_commands(stream_id, events))  # the fight as recorded
     extra = ExtraDice.for_encounter(stream_id, seed)
     divergence: Divergence | None = None
     unapplied: list[Unapplied] = []
     versions = {id(e): v for v, e in enumerate(events, start=1)}
-    groups = split_by_command(events)
     for index, (command, effects) in enumerate(groups):
         if command.command_type in SKIPPED:
             continue
@@ -193,9 +193,11 @@ def replay(
     )
 
 
-def check_amendment(events: Sequence[DomainEvent], amendment: Amendment) -> None:
+def check_amendment(
+    groups: Sequence[tuple[CommandIssued, list[DomainEvent]]], amendment: Amendment
+) -> None:
     """Refuse an amendment of a command the record does not hold (or a replay skips)."""
-    commands = [c for c, _ in split_by_command(events)]
+    commands = [c for c, _ in groups]
     if not 0 <= amendment.command < len(commands):
         raise AmendmentOutOfRange(
             f"there is no recorded command #{amendment.command}: this encounter recorded "
