@@ -81,6 +81,7 @@ OPERATIONS = _ops(
     points=("listEncounterPoints", "Every procedure point an encounter went through"),
     me=("getMe", "Who this token is and what it may do"),
     what_if=("replayEncounter", "Replay an encounter under other rules (stores nothing)"),
+    what_if_options=("getEncounterOptions", "The options a what-if may try, and command schemas"),
     at_point=("getEncounterAtPoint", "Read an encounter as a turn, phase or step began"),
     audit_trail=("listEncounterRulings", "Every ruling with its evidence"),
     list_disputes=("listDisputes", "List an encounter's disputes"),

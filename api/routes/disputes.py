@@ -6,6 +6,7 @@ from typing import Annotated, Any, cast
 from uuid import UUID
 
 from fastapi import APIRouter, Depends, Query
+from fastapi.exceptions import RequestValidationError
 from pydantic import BaseModel, Field, JsonValue
 
 from api.deps import RuntimeDep
@@ -13,7 +14,16 @@ from api.encounter_views import EncounterPublic, describe, lens_for, reader_of
 from api.routes.encounters import actor, load_for
 from api.security import GM_ONLY, READERS, WRITERS, PrincipalDep
 from api.writes import idempotency_key
-from domain.encounter.replay import Amendment, ReplayResult
+from domain.encounter.aggregate import command_class
+from domain.encounter.commands import COMMANDS
+from domain.encounter.replay import (
+    Amendment,
+    AmendmentInvalid,
+    AmendmentOutOfRange,
+    ReplayResult,
+    Unapplied,
+)
+from domain.encounter.state import Encounter
 from domain.visibility.encounter import Policy
 from infra.services.audit import AuditEntry, seen_through
 from infra.services.executor import Idempotency
@@ -75,10 +85,31 @@ class Divergence(BaseModel):
     refused: str | None = None
 
 
+class UnappliedOut(BaseModel):
+    """A recorded command the replay skipped: the other reading refuses it, or the replay
+    awaited a declaration the record lacks there (domain/encounter/replay.py)."""
+
+    command: int = Field(description="Index among the recorded commands (0-based).")
+    version: int = Field(description="The version of its CommandIssued event.")
+    command_type: str
+    combatant: str | None
+    reason: str = Field(description="refused | needs_declaration")
+    rule_id: str | None = Field(description="The rule the refusal cites (RULES.md).")
+    message: str
+    awaiting: list[str] = Field(
+        description="needs_declaration: what the replay awaited that the record did not "
+        "hold at this point, as Command(combatant)."
+    )
+
+
 class ReplayOut(BaseModel):
     complete: bool
     options: dict[str, Any]
     divergence: Divergence | None
+    unapplied: list[UnappliedOut] = Field(
+        description="Every recorded command the replay could not apply, in order; each was "
+        "skipped and the replay went on with the next."
+    )
     differences: dict[str, dict[str, dict[str, Any]]] = Field(
         description="Per combatant, each field that differs: {original, replay}."
     )
@@ -105,9 +136,26 @@ def _out(result: ReplayResult, policy: Policy) -> ReplayOut:
         complete=result.complete,
         options=result.options,
         divergence=divergence,
+        unapplied=[_unapplied(u, policy) for u in result.unapplied],
         differences=cast(dict[str, dict[str, dict[str, Any]]], differences),
         extra_dice=result.extra_dice,
         missing=_text(policy, result.missing),
+    )
+
+
+def _unapplied(skipped: Unapplied, policy: Policy) -> UnappliedOut:
+    """One skipped command as the reader may see it: who it was for and what was awaited
+    stay (the table sees who acts), numbers in its message about a hidden combatant do not."""
+    about = bool(policy.named_in([skipped.combatant, skipped.message, *skipped.awaiting]))
+    return UnappliedOut(
+        command=skipped.command,
+        version=skipped.version,
+        command_type=skipped.command_type,
+        combatant=skipped.combatant,
+        reason=skipped.reason,
+        rule_id=skipped.rule_id,
+        message=policy.text(skipped.message, about_hidden=about),
+        awaiting=list(skipped.awaiting),
     )
 
 
@@ -125,14 +173,76 @@ def what_if(
 ) -> ReplayOut:
     """Re-run the encounter under other options or one amended command; nothing is stored."""
     state, _ = load_for(runtime, who, encounter_id, READERS)
-    result = runtime.disputes.what_if(
-        encounter_id, options=body.options, amendment=_amendment(body)
-    )
+    result = _replayed(runtime, encounter_id, body)
     # Withheld: whoever is hidden in the fight as recorded, and in the fight as replayed
     # (an amended join can hide a combatant, or try to unhide one: the original still rules).
     replayed = result.state.combatants if result.state is not None else ()
     policy = Policy.for_reader(reader_of(who), (*state.combatants, *replayed))
     return _out(result, policy)
+
+
+def _replayed(runtime: RuntimeDep, encounter_id: UUID, body: WhatIf) -> ReplayResult:
+    """The replay, with a bad amendment answered as the field it is (422), not a 500."""
+    try:
+        return runtime.disputes.what_if(
+            encounter_id, options=body.options, amendment=_amendment(body)
+        )
+    except AmendmentOutOfRange as wrong:
+        raise _invalid(("body", "amendment", "command"), str(wrong), "out_of_range") from None
+    except AmendmentInvalid as wrong:
+        raise RequestValidationError(
+            [
+                {
+                    "loc": ("body", "amendment", "payload", *e["loc"]),
+                    "msg": f"{e['msg']} (the payload of a {wrong.command_type})",
+                    "type": e["type"],
+                }
+                for e in wrong.errors
+            ]
+        ) from None
+
+
+def _invalid(loc: tuple[str, ...], msg: str, kind: str) -> RequestValidationError:
+    return RequestValidationError([{"loc": loc, "msg": msg, "type": kind}])
+
+
+class OptionsOut(BaseModel):
+    """What a what-if can change in this encounter: the ruleset's options (each an
+    Interpretation of RULES.md, its rule ID leading its description) with the values in
+    force, and the schema of each command's payload, to amend a recorded one."""
+
+    ruleset_id: str
+    ruleset_version: str
+    values: dict[str, JsonValue] = Field(description="The options in force in this encounter.")
+    defaults: dict[str, JsonValue] = Field(description="The ruleset's own calls (no house rule).")
+    option_schema: dict[str, Any] = Field(
+        description="JSON Schema of the options: each one's alternatives, default and "
+        "description (rule ID first)."
+    )
+    command_schemas: dict[str, dict[str, Any]] = Field(
+        description="JSON Schema of each command's payload, by command type."
+    )
+
+
+@router.get("/{encounter_id}/options", response_model=OptionsOut)
+def what_if_options(encounter_id: UUID, runtime: RuntimeDep, who: PrincipalDep) -> OptionsOut:
+    """The options a replay may try, with their alternatives and the values in force."""
+    state, _ = load_for(runtime, who, encounter_id, READERS)
+    return options_of(state)
+
+
+def options_of(state: Encounter) -> OptionsOut:
+    ruleset = state.ruleset
+    model = ruleset.options_model
+    names = [c.command_type for c in (*COMMANDS, *ruleset.commands)]
+    return OptionsOut(
+        ruleset_id=ruleset.id,
+        ruleset_version=ruleset.version,
+        values=dict(state.options),
+        defaults=model().model_dump(mode="json"),
+        option_schema=model.model_json_schema(),
+        command_schemas={n: command_class(state, n).model_json_schema() for n in names},
+    )
 
 
 @router.get("/{encounter_id}/at", response_model=EncounterPublic)

@@ -43,6 +43,7 @@ SURFACES = (
     "rulings (audit trail)",
     "replay",
     "replay, hidden join amended",
+    "replay, hidden join renamed (unapplied)",
     "command answers",
     "crews",
     "points",
@@ -298,6 +299,9 @@ def answers(table: Table, who: str) -> dict[str, Any]:
     ]
     join = commands[table.hidden_join]["payload"]["payload"]
     amended = {k: v for k, v in join.items() if k != "hidden"} | {"sheet": table.amended_sheet}
+    # Renamed, the hidden combatant never joins the replay: every command for it is unapplied,
+    # each with the engine's message about it (issue 19 item 4).
+    renamed = join | {"combatant_id": "ghost", "hidden": True, "sheet": table.amended_sheet}
     found: dict[str, Any] = {
         "state": table.get("", who).text,
         "time travel (?version=)": [table.get("", who, version=v).text for v in range(1, now + 1)],
@@ -312,6 +316,11 @@ def answers(table: Table, who: str) -> dict[str, Any]:
             "/replay",
             who,
             {"amendment": {"command": table.hidden_join, "payload": amended}},
+        ).text,
+        "replay, hidden join renamed (unapplied)": table.post(
+            "/replay",
+            who,
+            {"amendment": {"command": table.hidden_join, "payload": renamed}},
         ).text,
         "command answers": json.dumps(table.answers.get(who, [])),
         "crews": table.get("/crews", who).text,
@@ -352,6 +361,7 @@ def test_no_reader_finds_a_hidden_combatants_values_anywhere(
     assert len(values) >= 3, values  # the fight did put distinctive numbers in play
     seen_by_gm = answers(table, "gm")
     assert leaks(seen_by_gm["state"], values), "the GM must see the hidden sheet"
+    assert json.loads(seen_by_gm["replay, hidden join renamed (unapplied)"])["unapplied"]
     found = {
         (surface, who, value)
         for who in READERS
@@ -362,3 +372,18 @@ def test_no_reader_finds_a_hidden_combatants_values_anywhere(
     assert not found, f"{ruleset}: {len(found)} leaks over {tried} surface × reader cases: " + (
         "; ".join(f"{s} to {w}: {v}" for s, w, v in sorted(found))
     )
+
+
+@pytest.mark.parametrize("ruleset", sorted(FIGHTS))
+def test_the_command_answers_searched_carry_the_facts_and_the_gm_finds_the_values_there(
+    ruleset: str, client: TestClient, runtime: Runtime
+) -> None:
+    """Issue 19: a command's answer carries its facts, so "command answers" in the matrix
+    searches them too; the GM's own answers do hold the hidden values (the search can fail)."""
+    table = FIGHTS[ruleset](client)
+    values = secrets(table)
+    players = [a for who in ("aoi", "kai") for a in table.answers.get(who, [])]
+    assert any(answer["facts"] for answer in players)
+    assert all(answer["facts"][-1]["version"] == answer["version"] for answer in players)
+    facts_to_gm = [answer["facts"] for answer in table.answers.get("gm", [])]
+    assert leaks(facts_to_gm, values), "the GM's answers must carry the hidden values"

@@ -9,7 +9,8 @@ import { drawLog } from "./log.js";
 import { drawCombatants, drawOrder, drawProcedure, lastMoveAt, orderAt } from "./panels.js";
 import { can, drawMe, loadMe } from "./roles.js";
 import { drawPoints, loadCrews, loadPoints, selectPoint } from "./stops.js";
-import { downloadBundle, drawVerification, loadVerification, runWhatIf } from "./verify.js";
+import { downloadBundle, drawVerification, loadVerification } from "./verify.js";
+import { mountWhatIf } from "./whatif.js";
 
 const $ = (id) => document.getElementById(id);
 const RULINGS = "/v1/encounters/{encounter_id}/rulings";
@@ -235,9 +236,7 @@ async function openEncounter(id) {
   $("sign-out").hidden = false;
   if (idFromAddress() !== id) history.replaceState(null, "", `/table/encounters/${id}`);
   document.title = `Senki — ${id.slice(0, 8)}`;
-  const whatIf = page.offers.has(REPLAY) && can(page, "what_if");
-  $("whatif-form").hidden = !whatIf;
-  $("whatif-result").textContent = whatIf ? "" : t(page.lang, page.offers.has(REPLAY) ? "readOnly" : "notAvailable");
+  mountWhatIf($("whatif-panel"), page, page.offers.has(REPLAY) ? can(page, "what_if") : null);
   drawMe(page);
   render();
   say("");
@@ -294,11 +293,6 @@ function wire() {
     audit: page.verification ? page.verification.audit : null,
     rulings: page.audit ? [...page.audit.values()] : null,
   }));
-  $("whatif-form").addEventListener("submit", (submitted) => {
-    submitted.preventDefault();
-    const form = { options: $("whatif-options"), command: $("whatif-command"), payload: $("whatif-payload") };
-    runWhatIf(page.id, form, $("whatif-result"), page.lang);
-  });
 }
 
 function start() {

@@ -68,6 +68,13 @@ const WORDS = {
     badFaces: "Dice rolled by hand are whole numbers separated by spaces or commas, e.g. 3 4.",
     deniedRolls: "This token may not read this roll log.",
     handNotRecomputed: "entered by hand: no seed can recompute it", byHandCount: "entered by hand, nothing to recompute",
+    // what-if panel (whatif*.js)
+    whatIfOptionsLegend: "Options to try (house rules; the rule ID in brackets)", inForce: "in force",
+    whatIfPick: "Recorded command to amend", whatIfNoAmendment: "— none: replay the record as it is —",
+    whatIfAmend: "Amend", whatIfNewRuling: "New ruling", whatIfRulingNow: "The ruling now",
+    whatIfRulingWas: "was", whatIfRefused: "refused by the rules under this reading",
+    whatIfNeedsDeclaration: "needs a declaration the record lacks; the replay awaited",
+    whatIfUnapplied: "Recorded commands the replay could not apply (skipped; the replay went on)",
   },
   ja: {
     table: "卓", language: "言語", signOut: "トークンを消去", board: "盤面",
@@ -136,6 +143,13 @@ const WORDS = {
     badFaces: "手で振った出目は、空白かカンマで区切った整数で入力してください（例：3 4）。",
     deniedRolls: "このトークンではこのダイスログを閲覧できません。",
     handNotRecomputed: "手振り：シードからは再計算できません", byHandCount: "手振りのため再計算対象外",
+    // what-if panel (whatif*.js)
+    whatIfOptionsLegend: "試すオプション（ハウスルール。括弧内はルールID）", inForce: "現行",
+    whatIfPick: "変更する記録済みコマンド", whatIfNoAmendment: "— なし：記録どおりに再計算 —",
+    whatIfAmend: "変更", whatIfNewRuling: "新しい裁定", whatIfRulingNow: "変更後の裁定",
+    whatIfRulingWas: "変更前", whatIfRefused: "この解釈ではルール上できない",
+    whatIfNeedsDeclaration: "記録にない宣言が必要。再計算が待っていたもの",
+    whatIfUnapplied: "再計算で適用できなかった記録済みコマンド（飛ばして続行）",
   },
 };
 

@@ -1,7 +1,7 @@
-// Verification and what-if: the chain head, whether every die of a revealed encounter
-// recomputes, the audit bundle to download, and a replay under other options.
+// Verification: the chain head, whether every die of a revealed encounter recomputes, and the
+// audit bundle to download (the what-if replay is whatif.js's).
 
-import { ApiError, get, post } from "./api.js";
+import { get } from "./api.js";
 import { node } from "./dom.js";
 import { t } from "./i18n.js";
 
@@ -53,49 +53,4 @@ export function downloadBundle(bundle) {
   link.click();
   link.remove();
   setTimeout(() => URL.revokeObjectURL(link.href), 1000);
-}
-
-function parse(text) {
-  const trimmed = text.trim();
-  return trimmed ? JSON.parse(trimmed) : {};
-}
-
-/** Run a what-if replay from the panel's form; nothing is stored. */
-export async function runWhatIf(encounterId, form, host, lang) {
-  let body;
-  try {
-    body = { options: parse(form.options.value) };
-    if (form.command.value !== "") {
-      body.amendment = { command: Number(form.command.value), payload: parse(form.payload.value) };
-    }
-  } catch {
-    host.replaceChildren(node("p", { role: "alert" }, t(lang, "badJson")));
-    return;
-  }
-  try {
-    const result = await post(`/v1/encounters/${encounterId}/replay`, body);
-    host.replaceChildren(...replayView(result, lang));
-  } catch (error) {
-    const text = error instanceof ApiError && error.status === 404 ? t(lang, "notAvailable") : error.message;
-    host.replaceChildren(node("p", { role: "alert" }, text));
-  }
-}
-
-function replayView(result, lang) {
-  const parts = [node("p", {}, `${t(lang, "complete")}: ${result.complete ? "✓" : "✗"}${result.missing ? ` — ${t(lang, "missing")}: ${result.missing}` : ""}`)];
-  if (result.divergence) {
-    const d = result.divergence;
-    parts.push(node("p", {}, `${t(lang, "divergence")}: v${d.version} ${d.command_type} (#${d.command})${d.refused ? ` — ${d.refused}` : ""}`));
-  }
-  const rows = Object.entries(result.differences || {}).flatMap(([who, fields]) =>
-    Object.entries(fields).map(([field, change]) => node(
-      "tr", {}, node("td", {}, who), node("td", {}, field),
-      node("td", {}, JSON.stringify(change.original)), node("td", {}, JSON.stringify(change.replay)),
-    )));
-  if (!rows.length) parts.push(node("p", {}, t(lang, "noDifferences")));
-  else {
-    const head = node("tr", {}, ...["combatant", "field", "original", "replayed"].map((k) => node("th", { scope: "col" }, t(lang, k))));
-    parts.push(node("table", {}, node("caption", {}, t(lang, "differences")), node("thead", {}, head), node("tbody", {}, ...rows)));
-  }
-  return parts;
 }
