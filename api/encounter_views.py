@@ -29,6 +29,22 @@ class Awaited(BaseModel):
     combatant: str | None = None
 
 
+class AwaitedDiePublic(BaseModel):
+    """The hand die the encounter waits for (issue 19): any reader sees it; the member it is
+    for (or the GM) enters it with `EnterDie`."""
+
+    notation: str = Field(examples=["1D6"])
+    sides: int
+    purpose: str = Field(description="What the rules draw it for, rule ID first.")
+    rule_id: str
+    combatant: str | None
+    for_member: str = Field(description="Who enters it: a member id, or 'gm'.")
+    text_en: str = Field(examples=["1D6 faint for brute, GD-INJ-1"])
+    text_ja: str
+    command: str = Field(description="The command waiting for it.")
+    faces_entered: int = Field(description="Faces entered for that command so far.")
+
+
 class Procedure(BaseModel):
     turn: int
     phase: str
@@ -61,6 +77,10 @@ class EncounterPublic(BaseModel):
     roll_count: int
     rulings: int
     ended: bool
+    dice: str = Field(description="Whose dice: 'server', 'hand' or 'per_roll'.")
+    awaited_die: AwaitedDiePublic | None = Field(
+        description="The hand die awaited now (None: none); the procedure awaits its entry."
+    )
     procedure: Procedure
     legal_commands: list[Awaited]
     combatants: list[Combatant]
@@ -111,9 +131,23 @@ def describe(state: encounter.Encounter, version: int, who: Principal) -> Encoun
         roll_count=state.roll_count,
         rulings=state.rulings,
         ended=state.ended,
+        dice=state.dice_mode,
+        awaited_die=awaited_die_of(state),
         procedure=Procedure.model_validate(point.model_dump()),
         legal_commands=[Awaited(**c.model_dump()) for c in encounter.legal_commands(state)],
         combatants=[_combatant(c, live.get(c.combatant_id), policy) for c in state.combatants],
+    )
+
+
+def awaited_die_of(state: encounter.Encounter) -> AwaitedDiePublic | None:
+    """The awaited die, as every reader sees it: its notation, purpose and rule ID are what
+    the table sees asked for (no sheet number); the faces entered so far are only counted,
+    as the pending command's payload is not shown (it may aim at a hidden combatant)."""
+    if state.awaiting is None:
+        return None
+    die, pending = state.awaiting.die, state.awaiting.pending
+    return AwaitedDiePublic(
+        **die.model_dump(), command=pending.command_type, faces_entered=len(pending.faces)
     )
 
 

@@ -14,6 +14,15 @@ from pydantic import BaseModel
 
 from domain.aggregate import AggregateKind, Decided
 from domain.dice import RollResult, Verification, verify, verify_commitment
+from domain.encounter.awaited import (
+    AwaitedRollWithdrawn,
+    Awaiting,
+    EnterDie,
+    PendingCommand,
+    RollAwaited,
+    WithdrawAwaitedRoll,
+    awaited_die,
+)
 from domain.encounter.commands import COMMANDS, JoinCombatant, OpenEncounter, RevealSeed
 from domain.encounter.errors import NotPermitted, WrongState
 from domain.encounter.events import CombatantJoined, EncounterOpened, EncounterSeedRevealed
@@ -28,7 +37,8 @@ from domain.encounter.rulesets import ruleset_for
 from domain.encounter.snapshot import SNAPSHOTS
 from domain.encounter.state import Encounter, evolve, reached
 from domain.events import DomainEvent, JsonObject
-from domain.rules.records import Dice, DiceSource, EncounterDiceRolled
+from domain.rules.errors import RuleViolation
+from domain.rules.records import Dice, DiceSource, DieAwaited, EncounterDiceRolled
 from domain.rules.ruleset import Command, CommandContext, LegalCommand, ProcedurePoint
 
 _REVEALED = "the server seed is revealed, so server dice would be predictable; enter them by hand"
@@ -70,16 +80,32 @@ def command_class(state: Encounter, command_type: str) -> type[Command]:
 
 
 def procedure(state: Encounter) -> ProcedurePoint:
-    """Where the fight stands and what it awaits (the ruleset's answer)."""
+    """Where the fight stands and what it awaits (the ruleset's answer; while a hand die is
+    awaited, that die and nothing else)."""
     require_open(state)
-    return state.ruleset.procedure(state.rules)
+    point = state.ruleset.procedure(state.rules)
+    if state.awaiting is None:
+        return point
+    return point.model_copy(update={"awaiting": awaited_commands(state.awaiting)})
 
 
 def legal_commands(state: Encounter) -> list[LegalCommand]:
     """Commands legal now, with who may issue them; none once the fight has ended."""
     if not state.opened or state.ended:
         return []
+    if state.awaiting is not None:
+        return list(awaited_commands(state.awaiting))
     return state.ruleset.legal_commands(state.rules)
+
+
+def awaited_commands(awaiting: Awaiting) -> tuple[LegalCommand, ...]:
+    """While a die is awaited: its entry (by whom it is for, or the GM) or the GM's withdrawal."""
+    die = awaiting.die
+    issuer = "gm" if die.for_member == "gm" else "controller"
+    return (
+        LegalCommand(command=EnterDie.command_type, issuer=issuer, combatant=die.combatant),
+        LegalCommand(command=WithdrawAwaitedRoll.command_type, issuer="gm"),
+    )
 
 
 def decide(
@@ -90,12 +116,14 @@ def decide(
     server_seed: bytes | None = None,
     hand_faces: Sequence[int] | None = None,
     dice: Dice | None = None,
+    hand: bool | None = None,
 ) -> list[DomainEvent]:
     """The events a command leads to, or a refusal that changes nothing.
 
-    `dice` replaces the encounter's own dice (a replay supplies the original faces)."""
+    `dice` replaces the encounter's own dice (a replay supplies the original faces); `hand`
+    is a command's own choice of dice in a `per_roll` encounter (None: the encounter's)."""
     return decided(
-        state, command, ctx, server_seed=server_seed, hand_faces=hand_faces, dice=dice
+        state, command, ctx, server_seed=server_seed, hand_faces=hand_faces, dice=dice, hand=hand
     ).events
 
 
@@ -107,10 +135,13 @@ def decided(
     server_seed: bytes | None = None,
     hand_faces: Sequence[int] | None = None,
     dice: Dice | None = None,
+    hand: bool | None = None,
 ) -> Decided[Encounter]:
     """`decide`, with the Encounter its events lead to: the ruleset's state as the ruleset
     reached it while deciding, so no event is evolved twice."""
-    events = _decide(state, command, ctx, server_seed=server_seed, hand_faces=hand_faces, dice=dice)
+    events = _decide(
+        state, command, ctx, server_seed=server_seed, hand_faces=hand_faces, dice=dice, hand=hand
+    )
     if isinstance(events, Decided):
         return Decided(events.events, reached(state, events.events, events.state))
     after = state
@@ -127,11 +158,23 @@ def _decide(
     server_seed: bytes | None,
     hand_faces: Sequence[int] | None,
     dice: Dice | None,
+    hand: bool | None = None,
 ) -> Decided[BaseModel] | list[DomainEvent]:
     meta = {"at": ctx.at, "by": ctx.by}
     match command:
         case OpenEncounter():
             return _open(state, command, ctx)
+        case EnterDie():
+            return _enter(state, command, ctx, server_seed=server_seed, dice=dice)
+        case WithdrawAwaitedRoll():
+            return _withdraw(state, command, ctx)
+    if state.awaiting is not None:
+        die = state.awaiting.die
+        raise WrongState(
+            f"the encounter awaits {die.text_en} (entered by {die.for_member} or the GM): "
+            "enter it (EnterDie), or the GM withdraws the command (WithdrawAwaitedRoll)"
+        )
+    match command:
         case JoinCombatant():
             require_gm(ctx, "bring in a combatant")
             require_running(state)
@@ -144,13 +187,23 @@ def _decide(
             return _reveal(state, command, ctx)
     require_running(state, command)
     require_legal(state, command, ctx)
-    if hand_faces is not None and not ctx.is_gm:
-        raise NotPermitted("only the GM enters dice rolled by hand")
+    by_hand = _by_hand(state, hand)
+    if hand_faces is not None and not ctx.is_gm and not by_hand:
+        raise NotPermitted(
+            "only the GM enters dice rolled by hand (in an encounter with hand dice, the "
+            "issuer enters them too)"
+        )
     if server_seed is not None and not verify_commitment(server_seed, state.commitment):
         raise WrongState("the server seed does not match this encounter's commitment")
     if dice is None:
-        dice = Dice(_dice_source(state, ctx, server_seed, hand_faces), by=ctx.by, at=ctx.at)
-    outcome = state.ruleset.decide(state.rules, command, dice, ctx)
+        source = _dice_source(state, ctx, server_seed, hand_faces, await_hand=by_hand)
+        dice = Dice(source, by=ctx.by, at=ctx.at)
+    try:
+        outcome = state.ruleset.decide(state.rules, command, dice, ctx)
+    except DieAwaited as awaited:
+        # Nothing the command decided so far is kept: it is decided again, from the start,
+        # with this die's face (deciding is deterministic).
+        return [_awaited(state, command, ctx, awaited)]
     dice.check_settled()
     check_dice_before_rulings(state, outcome.events if isinstance(outcome, Decided) else outcome)
     return outcome
@@ -182,12 +235,103 @@ def _dice_source(
     ctx: CommandContext,
     server_seed: bytes | None,
     hand_faces: Sequence[int] | None,
+    *,
+    await_hand: bool = False,
 ) -> DiceSource:
     faces = tuple(hand_faces) if hand_faces is not None else None
-    common = {"stream_id": state.id, "next_roll_seq": state.roll_count, "hand_faces": faces}
+    common = {
+        "stream_id": state.id,
+        "next_roll_seq": state.roll_count,
+        "hand_faces": faces,
+        "await_hand": await_hand,
+    }
     if state.revealed_seed is not None:  # a known seed makes every later server die known
         return DiceSource(**common, why_no_server_dice=_REVEALED)
     return DiceSource(**common, server_seed=server_seed, client_seed=ctx.client_seed)
+
+
+def _by_hand(state: Encounter, hand: bool | None) -> bool:
+    """Whether this command's dice are asked of the table one at a time (issue 19)."""
+    if state.dice_mode == "per_roll":
+        return bool(hand)
+    if hand is not None and state.dice_mode != ("hand" if hand else "server"):
+        raise WrongState(
+            f"this encounter rolls {state.dice_mode} dice; a command chooses its dice only "
+            "in an encounter opened with dice 'per_roll'"
+        )
+    return state.dice_mode == "hand"
+
+
+def _awaited(
+    state: Encounter, command: Command, ctx: CommandContext, signal: DieAwaited
+) -> RollAwaited:
+    """The pending command and the die it waits for. The die is for the combatant its
+    purpose names (initiative: "GD-INIT-1 ace"), else the command's own combatant."""
+    ids = {c.combatant_id for c in state.combatants}
+    named = next((word for word in signal.purpose.split()[1:] if word in ids), None)
+    combatant = named or command.combatant
+    controller = state.controller_of(combatant) if combatant else None
+    pending = PendingCommand(
+        command_type=command.command_type,
+        payload=command.model_dump(mode="json"),
+        by=ctx.by,
+        is_gm=ctx.is_gm,
+        client_seed=ctx.client_seed,
+        faces=signal.entered,
+    )
+    die = awaited_die(signal.sides, signal.purpose, combatant, controller)
+    return RollAwaited(pending=pending, die=die, at=ctx.at, by=ctx.by)
+
+
+def _enter(
+    state: Encounter,
+    command: EnterDie,
+    ctx: CommandContext,
+    *,
+    server_seed: bytes | None,
+    dice: Dice | None,
+) -> Decided[BaseModel] | list[DomainEvent]:
+    """The awaited die is entered: the pending command is decided again with every face
+    entered for it so far; it asks for the next die, or resolves."""
+    require_running(state)
+    awaiting = state.awaiting
+    if awaiting is None:
+        raise WrongState("no die is awaited: give the faces with the command that needs them")
+    die = awaiting.die
+    if not ctx.is_gm and ctx.by != die.for_member:
+        raise NotPermitted(f"{die.text_en} is entered by {die.for_member} or the GM")
+    if not all(1 <= face <= die.sides for face in command.faces[:1]):
+        raise RuleViolation(die.rule_id, f"a face of {die.notation} is 1..{die.sides}")
+    pending = awaiting.pending
+    original = command_class(state, pending.command_type).model_validate(pending.payload)
+    issuer = CommandContext(
+        at=ctx.at, by=pending.by, is_gm=pending.is_gm, client_seed=pending.client_seed
+    )
+    outcome = _decide(
+        state.model_copy(update={"awaiting": None}),
+        original,
+        issuer,
+        server_seed=server_seed,
+        hand_faces=(*pending.faces, *command.faces),
+        dice=dice,
+        hand=True if state.dice_mode == "per_roll" else None,
+    )
+    events = outcome.events if isinstance(outcome, Decided) else outcome
+    if not events:  # decided nothing after all: the wait ends all the same
+        reason = "the command decided nothing"
+        kind = pending.command_type
+        return [AwaitedRollWithdrawn(command_type=kind, reason=reason, at=ctx.at, by=ctx.by)]
+    return outcome
+
+
+def _withdraw(
+    state: Encounter, command: WithdrawAwaitedRoll, ctx: CommandContext
+) -> list[DomainEvent]:
+    require_gm(ctx, "withdraw a command that waits for a die")
+    if state.awaiting is None:
+        raise WrongState("no die is awaited: there is no pending command to withdraw")
+    kind = state.awaiting.pending.command_type
+    return [AwaitedRollWithdrawn(command_type=kind, reason=command.reason, at=ctx.at, by=ctx.by)]
 
 
 def _open(state: Encounter, command: OpenEncounter, ctx: CommandContext) -> list[DomainEvent]:
@@ -206,6 +350,7 @@ def _open(state: Encounter, command: OpenEncounter, ctx: CommandContext) -> list
             commitment=command.commitment,
             campaign_id=command.campaign_id,
             scenario_id=command.scenario_id,
+            dice=command.dice,
             at=ctx.at,
             by=ctx.by,
         )

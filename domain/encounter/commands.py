@@ -8,6 +8,7 @@ from uuid import UUID
 from pydantic import AfterValidator, BeforeValidator, Field, JsonValue
 
 from domain.campaign.bounds import check_json_numbers
+from domain.encounter.awaited import DiceMode, EnterDie, WithdrawAwaitedRoll
 from domain.events import JsonObject
 from domain.rules.ruleset import Command, example
 
@@ -37,6 +38,11 @@ class OpenEncounter(Command):
     commitment: str = Field(pattern=r"^[0-9a-f]{64}$")
     campaign_id: UUID | None = None
     scenario_id: UUID | None = None
+    dice: DiceMode = Field(
+        default="server",
+        description="Whose dice: the server's, the table's (asked for one at a time), or "
+        "either, chosen per command (issue 19).",
+    )
 
 
 class JoinCombatant(Command):
@@ -67,4 +73,10 @@ class RevealSeed(Command):
     server_seed: str = Field(pattern=r"^[0-9a-f]{64}$")
 
 
-COMMANDS: tuple[type[Command], ...] = (OpenEncounter, JoinCombatant, RevealSeed)
+COMMANDS: tuple[type[Command], ...] = (
+    OpenEncounter,
+    JoinCombatant,
+    RevealSeed,
+    EnterDie,
+    WithdrawAwaitedRoll,
+)

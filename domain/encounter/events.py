@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from uuid import UUID
 
+from domain.encounter.awaited import DiceMode
 from domain.events import DomainEvent, JsonObject, registry
 
 
@@ -20,6 +21,8 @@ class EncounterOpened(DomainEvent):
     # Added with a default, so the stored v1 shape still reads unchanged.
     campaign_id: UUID | None = None
     scenario_id: UUID | None = None
+    # Whose dice (issue 19); added with a default, so the stored v1 shape reads as "server".
+    dice: DiceMode = "server"
 
 
 class CombatantJoined(DomainEvent):

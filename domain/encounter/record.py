@@ -45,11 +45,12 @@ def issue(
     server_seed: bytes | None = None,
     hand_faces: Sequence[int] | None = None,
     dice: Dice | None = None,
+    hand: bool | None = None,
 ) -> list[DomainEvent]:
     """Decide a command given by name; record it first unless it changes nothing."""
     command = parse_command(state, command_type, payload)
     return issued(
-        state, command, ctx, server_seed=server_seed, hand_faces=hand_faces, dice=dice
+        state, command, ctx, server_seed=server_seed, hand_faces=hand_faces, dice=dice, hand=hand
     ).events
 
 
@@ -61,11 +62,13 @@ def issued(
     server_seed: bytes | None = None,
     hand_faces: Sequence[int] | None = None,
     dice: Dice | None = None,
+    hand: bool | None = None,
 ) -> Decided[Encounter]:
     """`issue` for a command already read (the API validated its body), with the Encounter
-    its events lead to, so the caller need not evolve them again."""
+    its events lead to, so the caller need not evolve them again. `hand`: the command's own
+    choice of dice in a `per_roll` encounter."""
     outcome = decided(
-        state, command, ctx, server_seed=server_seed, hand_faces=hand_faces, dice=dice
+        state, command, ctx, server_seed=server_seed, hand_faces=hand_faces, dice=dice, hand=hand
     )
     if not outcome.events or command.command_type in NOT_RECORDED:
         return outcome

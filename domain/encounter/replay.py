@@ -15,6 +15,7 @@ from uuid import UUID
 from pydantic import JsonValue
 
 from domain.encounter.aggregate import KIND
+from domain.encounter.awaited import RollAwaited
 from domain.encounter.events import EncounterOpened
 from domain.encounter.record import CommandIssued, issue, split_by_command
 from domain.encounter.replay_dice import ExtraDice, MissingDie, ReplayDice
@@ -81,6 +82,12 @@ def replay(
         if command.command_type in SKIPPED:
             continue
         payload = amendment.payload if amendment and amendment.command == index else None
+        if _waited(effects):
+            # A command that waited for a hand die decided nothing yet: its wait is kept as
+            # recorded (with an amended payload), and the entry that resolves it re-runs it.
+            for event in (command, *_amended_wait(command, effects, payload)):
+                state = KIND.evolve(state, event)
+            continue
         try:
             new = _reissue(state, command, payload, effects, extra)
         except MissingDie as missing:
@@ -138,6 +145,27 @@ def _reissue(
         at=command.at, by=command.by, is_gm=command.is_gm, client_seed=command.client_seed
     )
     return issue(state, command.command_type, payload or command.payload, ctx, dice=dice)
+
+
+def _waited(effects: Sequence[DomainEvent]) -> bool:
+    """The command's block ends in a wait for a die (issue 19): nothing was decided yet."""
+    return bool(effects) and isinstance(effects[-1], RollAwaited)
+
+
+def _amended_wait(
+    command: CommandIssued, effects: Sequence[DomainEvent], payload: JsonObject | None
+) -> list[DomainEvent]:
+    """The wait as recorded; an amended command waits with its amended payload."""
+    if payload is None or command.command_type == "EnterDie":
+        return list(effects)
+    amended: list[DomainEvent] = []
+    for event in effects:
+        if isinstance(event, RollAwaited):
+            pending = event.pending.model_copy(update={"payload": payload})
+            amended.append(event.model_copy(update={"pending": pending}))
+        else:
+            amended.append(event)
+    return amended
 
 
 def _outcomes(events: Sequence[DomainEvent]) -> list[JsonObject]:

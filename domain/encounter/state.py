@@ -7,6 +7,7 @@ from uuid import UUID
 
 from pydantic import BaseModel, ConfigDict
 
+from domain.encounter.awaited import AwaitedRollWithdrawn, Awaiting, DiceMode, RollAwaited
 from domain.encounter.dispute_events import (
     CombatantCorrected,
     Dispute,
@@ -42,6 +43,8 @@ class Encounter(BaseModel):
     ended: bool = False
     revealed_seed: str | None = None
     disputes: dict[str, Dispute] = {}
+    dice_mode: DiceMode = "server"
+    awaiting: Awaiting | None = None  # the die a pending command waits for (hand dice)
 
     @property
     def opened(self) -> bool:
@@ -59,6 +62,10 @@ def evolve(state: Encounter, event: DomainEvent) -> Encounter:
     """Apply one event: the generic record first, then the ruleset's own state."""
     state = state.model_copy(update={"version": state.version + 1})
     match event:
+        case RollAwaited(pending=pending, die=die):
+            return state.model_copy(update={"awaiting": Awaiting(pending=pending, die=die)})
+        case AwaitedRollWithdrawn():
+            return state.model_copy(update={"awaiting": None})
         case EncounterOpened():
             ruleset = ruleset_for(event.ruleset_id)
             return state.model_copy(
@@ -70,6 +77,7 @@ def evolve(state: Encounter, event: DomainEvent) -> Encounter:
                     "commitment": event.commitment,
                     "campaign_id": event.campaign_id,
                     "scenario_id": event.scenario_id,
+                    "dice_mode": event.dice,
                     "rules": ruleset.initial_state(event.options, event.battle_map),
                 }
             )
@@ -93,9 +101,19 @@ def evolve(state: Encounter, event: DomainEvent) -> Encounter:
             state = state.model_copy(update={"rulings": state.rulings + 1})
         case EncounterEnded():
             state = state.model_copy(update={"ended": True})
+    if state.awaiting is not None and event.event_type not in _KEEP_AWAITING:
+        state = state.model_copy(update={"awaiting": None})  # the pending command resolved
     if state.rules is None:
         return state
     return state.model_copy(update={"rules": state.ruleset.evolve(state.rules, event)})
+
+
+# Facts that leave an awaited die awaited: the command record (in front of every block,
+# including the one entering the die) and the table's own acts. Any other fact is the
+# pending command's resolution, which is what ends the wait.
+_KEEP_AWAITING = frozenset(
+    {"CommandIssued", "RulingDisputed", "DisputeUpheld", "DisputeAmended", "EncounterSeedRevealed"}
+)
 
 
 def reached(state: Encounter, events: Sequence[DomainEvent], rules: BaseModel | None) -> Encounter:
@@ -114,13 +132,22 @@ def reached(state: Encounter, events: Sequence[DomainEvent], rules: BaseModel | 
             + sum(isinstance(e, EncounterDiceRolled) for e in events),
             "rulings": state.rulings + sum(isinstance(e, RulingRecorded) for e in events),
             "ended": state.ended or any(isinstance(e, EncounterEnded) for e in events),
+            "awaiting": _awaiting_after(state.awaiting, events),
             "rules": rules,
         }
     )
 
 
+def _awaiting_after(awaiting: Awaiting | None, events: Sequence[DomainEvent]) -> Awaiting | None:
+    if any(e.event_type not in _KEEP_AWAITING for e in events):
+        return None
+    return awaiting
+
+
 # Events whose generic change is more than a count or a flag (the ruleset never decides them).
 _WHOLE = (
+    RollAwaited,
+    AwaitedRollWithdrawn,
     EncounterOpened,
     CombatantJoined,
     EncounterSeedRevealed,

@@ -60,7 +60,24 @@ class DiceSource(BaseModel):
     server_seed: bytes | None = None
     client_seed: str | None = None
     hand_faces: tuple[int, ...] | None = None
+    # Hand dice asked for one at a time (issue 19): when the faces given run out, the draw
+    # signals `DieAwaited` instead of refusing, and the Encounter records what it waits for.
+    await_hand: bool = False
     why_no_server_dice: str = "give the server seed or enter the faces by hand"
+
+
+class DieAwaited(Exception):  # a signal, not an error: the decision waits for a die
+    """The rules need a die nobody has entered yet: 1D`sides` for `purpose` (a rule ID first).
+
+    Raised by `Dice.draw` in hand mode; the Encounter catches it, records the command as
+    pending with the faces entered so far, and asks for this die. Deciding is deterministic,
+    so the command is simply decided again once the face is entered."""
+
+    def __init__(self, sides: int, purpose: str, entered: tuple[int, ...]) -> None:
+        super().__init__(f"1D{sides} for {purpose} is awaited")
+        self.sides = sides
+        self.purpose = purpose
+        self.entered = entered
 
 
 class Dice:
@@ -70,6 +87,8 @@ class Dice:
         self._source = source
         self._seq = source.next_roll_seq
         self._faces = list(source.hand_faces) if source.hand_faces is not None else None
+        if self._faces is None and source.await_hand:
+            self._faces = []
         self._held: list[EncounterDiceRolled] = []
         self._by = by
         self._at = at
@@ -78,6 +97,8 @@ class Dice:
         """Roll 1D`sides` for `purpose` (a rule ID); a `Draw` for the GD calculators."""
         expression = f"1D{sides}"
         if self._faces is not None:
+            if not self._faces and self._source.await_hand:
+                raise DieAwaited(sides, purpose, self._source.hand_faces or ())
             if not self._faces:
                 raise DiceEntryError(f"{purpose}: one more die face is needed (a 1D{sides})")
             result = enter_by_hand(

@@ -1,0 +1,75 @@
+"""Stored JSON of the hand-dice facts (issue 19): each golden file loads to the same event, and
+an encounter stored before dice modes existed still reads, with the server's dice."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from domain.catalog import registry
+from domain.dice import commitment
+from domain.encounter.awaited import AwaitedRollWithdrawn, PendingCommand, RollAwaited, awaited_die
+from domain.encounter.events import EncounterOpened
+from domain.events import DomainEvent
+from tests.unit.encounter.table import AT, SEED
+
+GOLDEN = Path(__file__).parents[2] / "golden" / "events"
+M = {"at": AT, "by": "gm"}
+
+SAMPLES: list[DomainEvent] = [
+    RollAwaited(
+        pending=PendingCommand(
+            command_type="Dodge",
+            payload={"combatant_id": "brute"},
+            by="gm",
+            is_gm=True,
+            faces=(20, 20),
+        ),
+        die=awaited_die(6, "GD-INJ-1 faint", "brute", "gm"),
+        **M,
+    ),
+    AwaitedRollWithdrawn(command_type="Dodge", reason="declared by mistake", **M),
+]
+
+HAND_OPENED = EncounterOpened(
+    ruleset_id="glorious_drive",
+    ruleset_version="1",
+    options={"faint_rule": "example"},
+    battle_map={"width": 12, "height": 12},
+    commitment=commitment(SEED),
+    dice="hand",
+    **M,
+)
+
+
+def _golden(name: str, event: DomainEvent) -> dict[str, object]:
+    path = GOLDEN / name
+    if not path.exists():
+        current = json.dumps(json.loads(event.model_dump_json()), ensure_ascii=False)
+        pytest.fail(f"no golden file; create {path} with:\n{current}")
+    loaded: dict[str, object] = json.loads(path.read_text(encoding="utf-8"))
+    return loaded
+
+
+@pytest.mark.parametrize("event", SAMPLES, ids=registry.topic)
+def test_the_golden_json_of_each_hand_dice_fact_still_loads_to_the_same_event(
+    event: DomainEvent,
+) -> None:
+    stored = _golden(f"{registry.topic(event)}.json", event)
+    assert registry.decode(registry.topic(event), stored) == event
+
+
+def test_an_encounter_opened_with_hand_dice_is_stored_with_its_dice_mode() -> None:
+    stored = _golden("EncounterOpened.v1.hand-dice.json", HAND_OPENED)
+    assert stored["dice"] == "hand"
+    assert registry.decode("EncounterOpened.v1", stored) == HAND_OPENED
+
+
+def test_an_encounter_stored_before_dice_modes_reads_with_the_servers_dice() -> None:
+    stored = json.loads((GOLDEN / "EncounterOpened.v1.json").read_text(encoding="utf-8"))
+    assert "dice" not in stored
+    event = registry.decode("EncounterOpened.v1", stored)
+    assert isinstance(event, EncounterOpened)
+    assert event.dice == "server"
