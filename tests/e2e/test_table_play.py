@@ -80,10 +80,14 @@ class Table:
 
     def settled(self, before: int) -> None:
         """The board and the play panel have caught up with the command just sent."""
-        self.page.wait_for_function(
-            f"() => Number(document.querySelector('#board svg').dataset.version) > {before}",
-            timeout=15_000,
-        )
+        try:
+            self.page.wait_for_function(
+                f"() => Number(document.querySelector('#board svg').dataset.version) > {before}",
+                timeout=15_000,
+            )
+        except sync_api.TimeoutError as error:
+            said = self.page.locator("#status").inner_text()
+            raise AssertionError(f"no new version after a command; the page says: {said}") from error
         self.page.wait_for_timeout(300)
 
     def square(self, x: int, y: int) -> None:
@@ -126,7 +130,30 @@ def test_a_glorious_drive_fight_is_played_from_the_page(
     hp_before = _hp(fight, "grunt")
     gm.click("TakeHit", "grunt")
     assert _hp(fight, "grunt") < hp_before
-    print(gm.awaited())
+    # A player's tab offers only what is theirs: kai plays wing's turn from it.
+    kai = Table(browser, live_server, fight.id, fight.tokens["kai"])
+    assert kai.button("Cleanup", "wing").count() == 1
+    assert kai.page.locator('#play button[data-for="gm"]').count() == 0
+    assert kai.page.locator('#play button[data-for="grunt"]').count() == 0
+    kai.click("Cleanup", "wing")
+    kai.send(kai.open("ForgoAction", "wing"))
+    kai.context.close()
+
+    # The GM plays the enemies' turns: each cleans up and passes.
+    gm.page.wait_for_selector('#play button[data-command="Cleanup"][data-for="grunt"]')
+    for who in ("grunt", "kou"):
+        gm.click("Cleanup", who)
+        gm.send(gm.open("ForgoAction", who))
+
+    # Turn 2 begins with a new initiative; then the GM ends the fight by a clause from a list.
+    gm.click("RollInitiative")
+    assert "Turn 2" in gm.page.locator("#procedure").inner_text()
+    end = gm.open("EndCombat")
+    end.get_by_label("Clause").select_option("GD-END-1")
+    end.get_by_label("Reason").fill("everyone still standing agrees to stop")
+    gm.send(end)
+    assert fight.state()["ended"]
+    assert "Combat over" in gm.awaited()
     gm.page.screenshot(path=str(ARTIFACTS / "table-play-gd.png"), full_page=True)
     assert gm.page.evaluate(UNLABELLED) == []
     assert gm.errors == []
