@@ -10,6 +10,10 @@ from typing import Any
 
 import pytest
 
+from infra.demo import DemoTable, open_table
+from infra.demo_ak import COMBATANTS as AK_COMBATANTS
+from infra.demo_wz import COMBATANTS as WZ_COMBATANTS
+from infra.demo_wz import DECLARED as WZ_DECLARED
 from tests.e2e.conftest import LiveServer
 from tests.e2e.demo import DemoFight, open_demo
 from tests.e2e.test_table_page import ARTIFACTS, CHROMIUM
@@ -156,4 +160,97 @@ def test_a_glorious_drive_fight_is_played_from_the_page(
     assert "Combat over" in gm.awaited()
     gm.page.screenshot(path=str(ARTIFACTS / "table-play-gd.png"), full_page=True)
     assert gm.page.evaluate(UNLABELLED) == []
+    assert gm.errors == []
+
+
+def _offered(table: Table) -> list[tuple[str, str]]:
+    """The commands the play panel offers now, as (command, for whom)."""
+    found = table.page.locator("#play button[data-command]")
+    return [(b.get_attribute("data-command"), b.get_attribute("data-for")) for b in found.all()]
+
+
+def _field(form: Any, name: str) -> Any:
+    return form.locator(f'[data-field="{name}"]')
+
+
+def test_a_wizardry_round_is_played_from_the_page(browser: Any, live_server: LiveServer) -> None:
+    wz = DemoTable(live_server.client)
+    open_table(wz, "迷宮", "wizardry_round", {}, WZ_COMBATANTS)
+    gm = Table(browser, live_server, wz.encounter, wz.tokens["gm"])
+
+    surprise = gm.open("ResolveSurprise")
+    _field(surprise, "note").fill("both sides saw each other")
+    gm.send(surprise)
+    for _ in range(40):
+        procedure = wz.state()["procedure"]
+        if procedure["turn"] == 2:
+            break
+        offered = dict(_offered(gm))
+        phase = procedure["phase"]
+        if phase == "declaration":
+            who = next(w for c, w in _offered(gm) if c == "Declare")
+            form = gm.open("Declare", who)
+            _field(form, "form").select_option("c")
+            _field(form, "full").fill("attack")
+            _field(form, "ini").fill(str(WZ_DECLARED[who]["ini"]))
+            gm.send(form)
+        elif phase == "initiative":
+            form = gm.open("RollInitiative")
+            _field(form, "representative").select_option(label="戦士 (Fighter)")
+            gm.send(form)
+        elif phase == "action":
+            # WZ-8: the actor's check by the server's dice, the GM's ruling, then the act.
+            who = offered["Act"]
+            check = gm.open("RollCheck", who)
+            _field(check, "expression").fill("1D20")
+            gm.send(check)
+            ruling = gm.open("RuleCheck")
+            _field(ruling, "success").check()
+            _field(ruling, "outcome").fill("the blow lands")
+            gm.send(ruling)
+            gm.send(gm.open("Act", who))
+        else:
+            gm.click("EndPhase")
+    assert wz.state()["procedure"]["turn"] == 2, wz.state()["procedure"]
+    kinds = [e["type"] for e in wz.call("GET", f"/v1/encounters/{wz.encounter}/events")["events"]]
+    assert kinds.count("wz.ActionTaken") == 4, kinds  # all four acted in round 1
+    assert kinds.count("wz.CheckRuled") == 4, kinds
+    assert gm.errors == []
+
+
+def test_an_armor_knights_turn_is_played_from_the_page(
+    browser: Any, live_server: LiveServer
+) -> None:
+    ak = DemoTable(live_server.client)
+    open_table(ak, "決闘", "armor_knights", {"width": 8, "height": 3}, AK_COMBATANTS)
+    gm = Table(browser, live_server, ak.encounter, ak.tokens["gm"])
+    assert gm.page.locator('#board g[data-combatant="red"]').count() == 1
+
+    gm.click("RollFirstMove")
+    acting = ak.state()["procedure"]["acting"]
+    other = "blue" if acting == "red" else "red"
+    here = next(c for c in ak.state()["combatants"] if c["combatant_id"] == acting)
+    x = here["status"]["cell"]["x"]
+    way = 1 if acting == "red" else -1
+    start = gm.open("StartMove", acting)
+    start.locator('[data-pick="f_steps"]').click()  # the F move (AK-MOV-1), not the M move
+    gm.square(x + way, 1)
+    gm.square(x + 2 * way, 1)
+    gm.send(start)
+    advance = gm.open("AdvanceMove", acting)
+    _field(advance, "steps").fill("2")
+    gm.send(advance)
+    attack = gm.open("DeclareAttack", acting)
+    assert _field(attack, "weapon").input_value() == "rifle"  # from the sheet
+    gm.send(attack)
+    if gm.button("Evade", other).count():
+        gm.click("Evade", other)
+    ruling = gm.open("ResolveAttack")
+    _field(ruling, "hit").check()
+    _field(ruling, "reason").fill("GM: the rifle hits")
+    gm.send(ruling)
+    gm.click("EndPhase", acting)
+    assert ak.state()["procedure"]["acting"] == other
+    kinds = [e["type"] for e in ak.call("GET", f"/v1/encounters/{ak.encounter}/events")["events"]]
+    assert any("Attack" in k for k in kinds), kinds
     assert gm.errors == []

@@ -101,6 +101,9 @@ function openForm(legal, ctx, host) {
     send(body, ctx);
   });
   host.querySelector("#play-form").replaceChildren(form);
+  // The board answers the first square field until another's "pick" button is pressed.
+  const picking = controls.find(([, c]) => c.activate);
+  if (picking) picking[1].activate();
   const first = form.querySelector("input, select, textarea");
   if (first) first.focus();
 }

@@ -126,7 +126,6 @@ function squareControl(name, kind, id, label, required, ctx) {
     squares = [];
     shown.textContent = "—";
   });
-  ctx.pick(onSquare); // the board answers this field until another asks
   label.removeAttribute("for");
   label.id = `${id}-label`;
   shown.setAttribute("aria-labelledby", `${id}-label`);
@@ -134,5 +133,6 @@ function squareControl(name, kind, id, label, required, ctx) {
     if (kind === "square") return squares[0] || undefined;
     return squares.length || required ? squares : undefined;
   };
-  return { element: node("div", { class: "field field-square" }, label, shown, pickButton, clear), read };
+  const activate = () => ctx.pick(onSquare);
+  return { element: node("div", { class: "field field-square" }, label, shown, pickButton, clear), read, activate };
 }
