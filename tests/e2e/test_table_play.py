@@ -91,7 +91,7 @@ class Table:
             )
         except sync_api.TimeoutError as error:
             said = self.page.locator("#status").inner_text()
-            raise AssertionError(f"no new version after a command; the page says: {said}") from error
+            raise AssertionError(f"no new version; the page says: {said}") from error
         self.page.wait_for_timeout(300)
 
     def square(self, x: int, y: int) -> None:
