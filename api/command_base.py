@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from domain.rules.ruleset import Command
 
-DICE_FIELDS = {"command", "client_seed", "hand_faces"}
+DICE_FIELDS = {"command", "client_seed", "hand_faces", "dice"}
 
 
 class CommandBody(BaseModel):
@@ -30,7 +30,12 @@ class CommandBody(BaseModel):
     hand_faces: list[Annotated[int, Field(ge=1, le=1000)]] | None = Field(
         default=None,
         max_length=100,
-        description="GM only: faces rolled at the physical table, in the order they are needed.",
+        description="Faces rolled at the physical table, in the order they are needed (the GM's; "
+        "with hand dice, the issuer's too). Faces still missing are asked for one at a time.",
+    )
+    dice: Literal["server", "hand"] | None = Field(
+        default=None,
+        description="In an encounter opened with dice 'per_roll': this command's dice (issue 19).",
     )
 
     def payload(self) -> dict[str, Any]:

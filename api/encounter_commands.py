@@ -17,16 +17,19 @@ from typing import TYPE_CHECKING, Annotated, Any, Union
 from pydantic import BaseModel, Discriminator, Field, Tag, ValidationError
 
 from api.command_base import DICE_FIELDS, CommandBody, body_of
+from domain.encounter.awaited import EnterDie, WithdrawAwaitedRoll
 from domain.encounter.commands import JoinCombatant
 from domain.encounter.rulesets import RULESETS
 from domain.rules.ruleset import AnyRuleset
 
 _JOIN = body_of(JoinCombatant, "")
+# The Encounter's own commands every ruleset takes the same: entering an awaited hand die.
+_OWN = (_JOIN, body_of(EnterDie, ""), body_of(WithdrawAwaitedRoll, ""))
 
 
 def bodies_of(ruleset: AnyRuleset) -> dict[str, type[CommandBody]]:
     """The bodies an encounter of this ruleset takes, by command name."""
-    found = {_JOIN.carries.command_type: _JOIN}
+    found = {body.carries.command_type: body for body in _OWN}
     for command in ruleset.commands:
         found[command.command_type] = body_of(command, ruleset.body_prefix)
     return found

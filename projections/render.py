@@ -173,3 +173,22 @@ def _corrected(event: DomainEvent) -> Line:
         f"Correction for {who}: {changes} (the original ruling stays in the log)",
         f"{who}の訂正：{changes}（元の裁定は記録に残る）",
     )
+
+
+@renders("RollAwaited")
+def _awaited(event: DomainEvent) -> Line:
+    """Issue 19: a command waits for a hand die; who enters it."""
+    die = field(event, "die") or {}
+    text_en, text_ja = field(die, "text_en"), field(die, "text_ja")
+    who = field(die, "for_member")
+    by_en, by_ja = ("the GM", "GM") if who == "gm" else (f"{who} (or the GM)", f"{who}（またはGM）")
+    return f"Waiting for {text_en}: {by_en} enters it", f"{text_ja}の入力待ち：{by_ja}が入力"
+
+
+@renders("AwaitedRollWithdrawn")
+def _withdrawn(event: DomainEvent) -> Line:
+    command, reason = field(event, "command_type"), field(event, "reason")
+    return (
+        f"{event.by} withdrew {command}, which waited for a die: {reason}",
+        f"{event.by}がダイス待ちの{command}を取り下げ：{reason}",
+    )

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 from uuid import UUID
 
 from fastapi import APIRouter, Body, Depends, Header, HTTPException, Query, Response, status
@@ -10,7 +10,15 @@ from pydantic import BaseModel, Field, JsonValue
 
 from api.deps import RuntimeDep
 from api.encounter_commands import EncounterCommand
-from api.encounter_views import EncounterPublic, describe, lens_for, reader_of
+from api.encounter_views import (
+    Awaited,
+    AwaitedDiePublic,
+    EncounterPublic,
+    EventPublic,
+    describe,
+    lens_for,
+    reader_of,
+)
 from api.security import GM_ONLY, READERS, WRITERS, PrincipalDep, require
 from api.writes import etag, guard, idempotency_key, if_match
 from domain.encounter.aggregate import Encounter
@@ -38,6 +46,11 @@ class EncounterCreate(BaseModel):
         default_factory=dict, examples=[{"width": 12, "height": 12}]
     )
     scenario_id: UUID | None = None
+    dice: Literal["server", "hand", "per_roll"] = Field(
+        default="server",
+        description="Whose dice: the server's (commit–reveal), the table's (physical dice, "
+        "asked for one at a time), or either, chosen by each command (`dice` in its body).",
+    )
 
 
 class EncounterRoll(BaseModel):
@@ -60,13 +73,26 @@ class Ruling(BaseModel):
     outcome: dict[str, JsonValue]
 
 
+class AwaitingNext(BaseModel):
+    """What the encounter awaits after this command: the commands legal now, and the hand
+    die awaited (if any), so a client needs no second read."""
+
+    commands: list[Awaited] = Field(default_factory=list)
+    die: AwaitedDiePublic | None = None
+
+
 class CommandAnswer(BaseModel):
     id: str
-    version: int
+    version: int = Field(description="The encounter's version now (also the ETag).")
     commitment: str
     events: list[str] = Field(description="Types of the events appended, in order.")
     rolls: list[EncounterRoll]
     rulings: list[Ruling]
+    facts: list[EventPublic] = Field(
+        default_factory=list,
+        description="The events appended, as the caller may see them (redacted as /events).",
+    )
+    awaiting: AwaitingNext = Field(default_factory=AwaitingNext)
 
 
 class EncounterRollCheck(BaseModel):
@@ -111,7 +137,13 @@ def _answer(answer: dict[str, Any], response: Response, seen: Lens | None = None
     etag(response, answer["version"])
     if seen is not None and not seen.sees_all:
         version = int(answer["version"])
-        answer = answer | {"rulings": [seen.record(version, r) for r in answer["rulings"]]}
+        answer = answer | {
+            "rulings": [seen.record(version, r) for r in answer["rulings"]],
+            "facts": [
+                fact | {"payload": seen.event(fact["version"], fact["type"], fact["payload"])}
+                for fact in answer.get("facts", [])
+            ],
+        }
     return CommandAnswer.model_validate(answer)
 
 
@@ -146,6 +178,7 @@ def open_encounter(
         battle_map=body.battle_map,
         campaign_id=campaign_id,
         scenario_id=body.scenario_id,
+        dice=body.dice,
         idempotency=key,
     )
     response.headers["Location"] = f"/v1/encounters/{answer['id']}"
@@ -185,8 +218,10 @@ def command(
     version: IfMatchDep,
     response: Response,
 ) -> Response:
-    """Issue a command on the version you read (If-Match); the answer lists the dice rolled
-    and the rulings made."""
+    """Issue a command on the version you read (If-Match); the answer carries the facts it
+    produced (as you may see them), the new version (ETag) and what is awaited next. With
+    hand dice a command that needs a die waits for it (`awaiting.die`): enter it with the
+    `EnterDie` command."""
     write = guard(key, version, required=True)
     state, at = load_for(runtime, who, encounter_id, WRITERS)
     try:
@@ -198,6 +233,7 @@ def command(
             expected_version=write.expected_version,
             client_seed=body.client_seed,
             hand_faces=body.hand_faces,
+            hand=None if body.dice is None else body.dice == "hand",
             idempotency=write.idempotency,
             loaded=(state, at),  # the stream is read once: authorised and decided on it
         )

@@ -112,7 +112,14 @@ def evolve(state: Encounter, event: DomainEvent) -> Encounter:
 # including the one entering the die) and the table's own acts. Any other fact is the
 # pending command's resolution, which is what ends the wait.
 _KEEP_AWAITING = frozenset(
-    {"CommandIssued", "RulingDisputed", "DisputeUpheld", "DisputeAmended", "EncounterSeedRevealed"}
+    {
+        "CommandIssued",
+        "RulingDisputed",
+        "DisputeUpheld",
+        "DisputeAmended",
+        "CombatantCorrected",
+        "EncounterSeedRevealed",
+    }
 )
 
 

@@ -29,6 +29,7 @@ from infra.services.executor import (
     StaleVersion,
     new_stream_id,
 )
+from infra.services.visibility import payload_of
 from infra.store.ledger import ConcurrencyConflict
 
 
@@ -61,9 +62,11 @@ class EncounterService:
         encounter_id: UUID | None = None,
         campaign_id: UUID | None = None,
         scenario_id: UUID | None = None,
+        dice: str = "server",
         idempotency: Idempotency | None = None,
     ) -> Response:
-        """Open an encounter and publish the commitment to its dice seed."""
+        """Open an encounter and publish the commitment to its dice seed; `dice`: whose dice
+        (server, hand, per_roll; issue 19)."""
         encounter_id = encounter_id or new_stream_id(idempotency)
         payload = {
             "ruleset_id": ruleset_id,
@@ -72,6 +75,7 @@ class EncounterService:
             "commitment": commitment(self.seed_of(encounter_id)),
             "campaign_id": campaign_id,
             "scenario_id": scenario_id,
+            "dice": dice,
         }
         command = encounter.parse_command(
             encounter.KIND.initial(encounter_id), "OpenEncounter", payload
@@ -98,6 +102,7 @@ class EncounterService:
         expected_version: int | None = None,
         client_seed: str | None = None,
         hand_faces: Sequence[int] | None = None,
+        hand: bool | None = None,
         idempotency: Idempotency | None = None,
         loaded: tuple[encounter.Encounter, int] | None = None,
     ) -> Response:
@@ -115,6 +120,7 @@ class EncounterService:
                 self._context(actor, client_seed),
                 server_seed=self.seed_of(encounter_id),
                 hand_faces=hand_faces,
+                hand=hand,
             )
             appended[:] = outcome.events
             return outcome
@@ -182,8 +188,15 @@ def _read(
 
 
 def _respond(appended: list[DomainEvent]) -> Callable[[encounter.Encounter, int], Response]:
+    """The answer (also what a retried request gets back): the facts appended, each with its
+    version (the caller's route redacts them as every read does), the new version, and what
+    is awaited next (issue 19: a client needs no second read)."""
+
     def respond(state: encounter.Encounter, version: int) -> Response:
         point = encounter.procedure(state) if state.opened else None
+        awaited = point.awaiting if point is not None and not state.ended else ()
+        first = version - len(appended) + 1
+        awaiting = state.awaiting
         return {
             "id": str(state.id),
             "version": version,
@@ -198,6 +211,27 @@ def _respond(appended: list[DomainEvent]) -> Callable[[encounter.Encounter, int]
             "rulings": [
                 e.model_dump(mode="json") for e in appended if isinstance(e, RulingRecorded)
             ],
+            "facts": [
+                {
+                    "type": e.event_type,
+                    "version": first + i,
+                    "position": None,
+                    "at": e.at.isoformat(),
+                    "by": e.by,
+                    "payload": payload_of(e),
+                }
+                for i, e in enumerate(appended)
+            ],
+            "awaiting": {
+                "commands": [c.model_dump(mode="json") for c in awaited],
+                "die": None
+                if awaiting is None
+                else awaiting.die.model_dump(mode="json")
+                | {
+                    "command": awaiting.pending.command_type,
+                    "faces_entered": len(awaiting.pending.faces),
+                },
+            },
         }
 
     return respond

@@ -11,15 +11,17 @@ from pydantic import TypeAdapter, ValidationError
 from api.app import create_app
 from api.command_base import CommandBody, examples_of
 from api.encounter_commands import COMMAND_BODIES, EncounterCommand
+from domain.encounter.awaited import EnterDie, WithdrawAwaitedRoll
 from domain.encounter.commands import JoinCombatant
 from domain.encounter.rulesets import RULESETS
 from domain.rules.glorious_drive.position import Position
 from domain.rules.ruleset import Command
 
+OWN: tuple[type[Command], ...] = (JoinCombatant, EnterDie, WithdrawAwaitedRoll)
 CASES = [
     (ruleset_id, command)
     for ruleset_id, ruleset in RULESETS.items()
-    for command in (JoinCombatant, *ruleset.commands)
+    for command in (*OWN, *ruleset.commands)
 ]
 IDS = [f"{ruleset_id}-{command.command_type}" for ruleset_id, command in CASES]
 READ = TypeAdapter(EncounterCommand).validate_python
@@ -28,7 +30,7 @@ READ = TypeAdapter(EncounterCommand).validate_python
 def test_every_registered_ruleset_has_a_union_of_exactly_its_commands() -> None:
     assert set(COMMAND_BODIES.bodies) == set(RULESETS)
     for ruleset_id, ruleset in RULESETS.items():
-        names = {c.command_type for c in ruleset.commands} | {"JoinCombatant"}
+        names = {c.command_type for c in ruleset.commands} | {c.command_type for c in OWN}
         assert set(COMMAND_BODIES.bodies[ruleset_id]) == names
 
 
@@ -44,6 +46,7 @@ def test_a_body_is_its_command_with_the_tag_and_the_dice(
         "command",
         "client_seed",
         "hand_faces",
+        "dice",
     }
     assert body.__doc__ == command.__doc__
 
@@ -60,7 +63,7 @@ def test_each_example_is_a_valid_command_read_as_this_very_body(
         parsed = READ(sent)
         assert isinstance(parsed, command)
         assert command.model_validate(parsed.payload()) == parsed.domain_command()
-        if command is not JoinCombatant:  # the Encounter's own: read as the first ruleset's
+        if command not in OWN:  # the Encounter's own: read as the first ruleset's
             assert type(parsed) is body
 
 

@@ -361,3 +361,18 @@ def test_no_reader_finds_a_hidden_combatants_values_anywhere(
     assert not found, f"{ruleset}: {len(found)} leaks over {tried} surface × reader cases: " + (
         "; ".join(f"{s} to {w}: {v}" for s, w, v in sorted(found))
     )
+
+
+@pytest.mark.parametrize("ruleset", sorted(FIGHTS))
+def test_the_command_answers_searched_carry_the_facts_and_the_gm_finds_the_values_there(
+    ruleset: str, client: TestClient, runtime: Runtime
+) -> None:
+    """Issue 19: a command's answer carries its facts, so "command answers" in the matrix
+    searches them too; the GM's own answers do hold the hidden values (the search can fail)."""
+    table = FIGHTS[ruleset](client)
+    values = secrets(table)
+    players = [a for who in ("aoi", "kai") for a in table.answers.get(who, [])]
+    assert any(answer["facts"] for answer in players)
+    assert all(answer["facts"][-1]["version"] == answer["version"] for answer in players)
+    facts_to_gm = [answer["facts"] for answer in table.answers.get("gm", [])]
+    assert leaks(facts_to_gm, values), "the GM's answers must carry the hidden values"

@@ -58,7 +58,8 @@ def legal_commands(state: GdState) -> list[LegalCommand]:
     if state.step == "reaction" and state.pending is not None:
         return [*_reactions(state, state.pending), _gm(cmd.GrantSituationModifier), *table]
     if state.step == "cleanup":
-        return [*_start_of_phase(state, combatant), *table]
+        later = _past_an_empty_cleanup(state, combatant)
+        return [*_start_of_phase(state, combatant), *later, *table]
     if state.pending_loan is not None:  # GD-MAIN-5 C: the borrower's consent is awaited
         borrower = state.pending_loan.borrower
         return [_by(cmd.AcceptLoan, borrower), _by(cmd.DeclineLoan, borrower), *table]
@@ -83,6 +84,24 @@ def _skills(combatant: GdCombatant, step: str, *, spent: bool) -> list[LegalComm
     if combatant.has_skill("active") and not spent:
         legal.append(_by(cmd.UseActiveSkill, combatant.id))
     return legal
+
+
+def nothing_to_clean_up(combatant: GdCombatant) -> bool:
+    """GD-MAIN-2 has nothing to do: no status to end or check, no faint to recover from."""
+    return combatant.can_react and not combatant.statuses
+
+
+def _past_an_empty_cleanup(state: GdState, combatant: GdCombatant) -> list[LegalCommand]:
+    """Issue 19: a cleanup with nothing to clean up is no one's choice, so the next step's
+    commands are legal at once and the cleanup runs by itself before them (ruleset.decide);
+    waiting and delaying (GD-MAIN-1, GD-INIT-3) stay open until the character goes on."""
+    if not nothing_to_clean_up(combatant):
+        return []
+    acting = combatant.id
+    steps = [_by(c, acting) for c in _FROM_STEP["weapon_swap"]]
+    spent = acting in state.actions_spent
+    skills = _skills(combatant, "weapon_swap", spent=spent)
+    return [*steps, *skills, *_actions(acting, spent)]
 
 
 def _start_of_phase(state: GdState, combatant: GdCombatant) -> list[LegalCommand]:

@@ -105,6 +105,7 @@ class GloriousDrive:
         self, state: GdState, command: Command, dice: Dice, ctx: CommandContext
     ) -> Decided[GdState]:
         run = Run(state=state, dice=dice, ctx=ctx)
+        turn.cleanup_by_itself(run, command)  # issue 19: no one's choice, so no command
         _HANDLERS[type(command)](run, command)
         return Decided(run.events, run.state)
 

@@ -11,11 +11,13 @@ from domain.rules.glorious_drive import condition_events as cev
 from domain.rules.glorious_drive import events as ev
 from domain.rules.glorious_drive.initiative import InitiativeRoll, apply_delay, initiative_order
 from domain.rules.glorious_drive.injury import faint_recovers
+from domain.rules.glorious_drive.procedure import nothing_to_clean_up
 from domain.rules.glorious_drive.run import Run
 from domain.rules.glorious_drive.state import GdCombatant
 from domain.rules.glorious_drive.statuses import run_down_statuses
 from domain.rules.outcome import Decision
 from domain.rules.records import EncounterEnded
+from domain.rules.ruleset import Command
 
 
 def roll_initiative(run: Run) -> None:
@@ -70,6 +72,33 @@ def cleanup(run: Run, command: cmd.Cleanup) -> None:
         run.end_main_action(combatant.id)  # GD-INJ-1: acts in no phase while fainted
         return
     run.emit(ev.CleanupCompleted, combatant=combatant.id)
+
+
+# Commands of the cleanup step itself, or of the table: they never run the cleanup first.
+_AT_CLEANUP = (cmd.Cleanup, cmd.Wait, cmd.Delay, cmd.InflictStatus, cmd.EndCombat)
+
+
+def cleanup_by_itself(run: Run, command: Command) -> None:
+    """Issue 19: the acting character goes on from a cleanup with nothing to clean up; the
+    step advances by itself first, recorded as such (GD-MAIN-2), as if `Cleanup` was given."""
+    state = run.state
+    if state.phase != "main_action" or state.step != "cleanup" or state.acting is None:
+        return
+    if isinstance(command, _AT_CLEANUP) or command.combatant != state.acting:
+        return
+    combatant = state.combatant(state.acting)
+    if not nothing_to_clean_up(combatant):
+        return
+    run.rule(
+        Decision(
+            rule_ids=("GD-MAIN-2",),
+            inputs={"combatant": combatant.id, "statuses": 0, "injury": combatant.injury},
+            outcome={"advanced": "cleanup"},
+            summary_en=f"{combatant.id}'s cleanup: nothing to clean up, so it ran by itself",
+            summary_ja=f"{combatant.id}のクリーンナップ：対象がないため自動で終了",
+        )
+    )
+    cleanup(run, cmd.Cleanup(combatant_id=combatant.id))
 
 
 def _faint_recovered(run: Run, combatant: GdCombatant) -> bool:

@@ -13,6 +13,7 @@ from domain.dice import commitment
 from domain.encounter.awaited import AwaitedRollWithdrawn, PendingCommand, RollAwaited, awaited_die
 from domain.encounter.events import EncounterOpened
 from domain.events import DomainEvent
+from projections.render import render
 from tests.unit.encounter.table import AT, SEED
 
 GOLDEN = Path(__file__).parents[2] / "golden" / "events"
@@ -73,3 +74,12 @@ def test_an_encounter_stored_before_dice_modes_reads_with_the_servers_dice() -> 
     event = registry.decode("EncounterOpened.v1", stored)
     assert isinstance(event, EncounterOpened)
     assert event.dice == "server"
+
+
+def test_the_encounter_log_reads_a_wait_and_a_withdrawal() -> None:
+    waited, withdrawn = (render(e) for e in SAMPLES)
+    assert waited == (
+        "Waiting for 1D6 faint for brute, GD-INJ-1: the GM enters it",
+        "bruteのfaint（1D6、GD-INJ-1）の入力待ち：GMが入力",
+    )
+    assert withdrawn[0] == "gm withdrew Dodge, which waited for a die: declared by mistake"

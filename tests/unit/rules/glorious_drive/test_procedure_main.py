@@ -91,15 +91,34 @@ def test_GD_MAIN_5_forgoing_the_action_ends_the_phase_with_a_ruling() -> None:
     assert table.gd.acting == "orc"
 
 
-def test_GD_MAIN_2_cleanup_comes_first() -> None:
+def test_GD_MAIN_2_cleanup_comes_first_when_there_is_something_to_clean_up() -> None:
     table = (
         Table().open().join("ace", "p1", "pc", sheet(0, 0)).join("orc", "gm", "enemy", sheet(3, 0))
     )
     table.do(cmd.RollInitiative(), faces=[6, 1])
+    table.do(cmd.InflictStatus(target="ace", status="poison", effect_value=2))
     with pytest.raises(RuleViolation) as refused:
         table.do(cmd.Move(combatant_id="ace", path=(P(0, 1),)), by=player("p1"))
     assert refused.value.rule_id == "GD-TURN-1"
     assert "Cleanup(ace)" in refused.value.detail
+
+
+def test_GD_MAIN_2_a_cleanup_with_nothing_to_clean_up_runs_by_itself_recorded_as_such() -> None:
+    """Issue 19: no one has a choice in it, so going on runs it first, citing GD-MAIN-2;
+    waiting (GD-MAIN-1) stays open until then."""
+    table = (
+        Table().open().join("ace", "p1", "pc", sheet(0, 0)).join("orc", "gm", "enemy", sheet(3, 0))
+    )
+    table.do(cmd.RollInitiative(), faces=[6, 1])
+    awaited = {a.command for a in table.state.ruleset.legal_commands(table.gd)}
+    assert {"Wait", "Cleanup", "Move", "DeclareAttack"} <= awaited
+    events = table.do(cmd.Move(combatant_id="ace", path=(P(0, 1),)), by=player("p1"))
+    assert names(events)[:2] == ["RulingRecorded", "CleanupCompleted"]
+    assert "CombatantMoved" in names(events)
+    ruling = of_type(events, RulingRecorded)[0]
+    assert ruling.rule_ids == ("GD-MAIN-2",)
+    assert ruling.outcome == {"advanced": "cleanup"}
+    assert table.gd.step == "action"  # GD-MAIN-4: the move made, the action step is next
 
 
 def test_GD_RNG_5_underwater_a_move_point_also_buys_a_square_up_or_down() -> None:
