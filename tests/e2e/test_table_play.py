@@ -254,3 +254,36 @@ def test_an_armor_knights_turn_is_played_from_the_page(
     kinds = [e["type"] for e in ak.call("GET", f"/v1/encounters/{ak.encounter}/events")["events"]]
     assert any("Attack" in k for k in kinds), kinds
     assert gm.errors == []
+
+
+def test_hand_dice_are_entered_from_the_page_one_at_a_time(
+    browser: Any, live_server: LiveServer
+) -> None:
+    fight = open_demo(live_server.client, dice="hand")
+    gm = Table(browser, live_server, fight.id, fight.gm)
+    before = gm.version()
+    gm.button("RollInitiative").click()
+    gm.settled(before)
+    # Each die the rules wait for is asked by name and rule; the GM types the face.
+    entered = 0
+    while fight.state().get("awaited_die"):
+        die = fight.state()["awaited_die"]
+        entry = gm.page.locator("#play form.die-entry")
+        assert die["text_en"] in entry.inner_text()
+        assert entry.get_by_label("Face").get_attribute("max") == str(die["sides"])
+        entry.get_by_label("Face").fill("4")
+        before = gm.version()
+        entry.get_by_role("button", name="Enter the die").click()
+        gm.settled(before)
+        entered += 1
+    assert entered == 4  # one 1D6 per combatant (GD-INIT-1)
+    assert fight.state()["procedure"]["phase"] == "main_action"
+    gm.page.get_by_label("Language").select_option("ja")
+    assert "クリンナップ" in gm.awaited()
+    assert "Cleanup" not in gm.awaited()
+    gm.page.set_viewport_size({"width": 375, "height": 800})
+    gm.open("Move", "ace")
+    gm.page.wait_for_timeout(200)
+    assert gm.page.evaluate("() => document.documentElement.scrollWidth") <= 375
+    gm.page.screenshot(path=str(ARTIFACTS / "table-play-phone-ja.png"), full_page=True)
+    assert gm.errors == []
