@@ -15,6 +15,7 @@ from infra.demo_ak import COMBATANTS as AK_COMBATANTS
 from infra.demo_wz import COMBATANTS as WZ_COMBATANTS
 from infra.demo_wz import DECLARED as WZ_DECLARED
 from tests.e2e.conftest import LiveServer
+from tests.e2e.crew_demo import fight_a_little, open_crew_fight
 from tests.e2e.demo import DemoFight, open_demo
 from tests.e2e.test_table_page import ARTIFACTS, CHROMIUM
 
@@ -286,4 +287,17 @@ def test_hand_dice_are_entered_from_the_page_one_at_a_time(
     gm.page.wait_for_timeout(200)
     assert gm.page.evaluate("() => document.documentElement.scrollWidth") <= 375
     gm.page.screenshot(path=str(ARTIFACTS / "table-play-phone-ja.png"), full_page=True)
+    assert gm.errors == []
+
+
+def test_a_crewed_assault_core_is_named_never_shown_by_its_uuid(
+    browser: Any, live_server: LiveServer
+) -> None:
+    crew = open_crew_fight(live_server.client)
+    fight_a_little(crew)
+    gm = Table(browser, live_server, crew.fight.id, crew.fight.gm)
+    log = gm.page.locator("#log").inner_text()
+    assert crew.unit in {c["combatant_id"] for c in crew.fight.state()["combatants"]}
+    for where in (log, gm.page.locator("#procedure").inner_text(), gm.awaited()):
+        assert crew.unit not in where
     assert gm.errors == []

@@ -128,6 +128,7 @@ function drawPlayPanel() {
 function renderLog() {
   drawLog($("log"), page.events, {
     lang: page.lang,
+    names: new Map(page.live.combatants.map((c) => [c.combatant_id, c.name])),
     shownVersion: page.shown.version,
     audit: page.audit,
     open: page.openRulings,
