@@ -22,6 +22,7 @@ from api.encounter_views import reader_of
 from api.routes.encounters import load_for
 from api.security import READERS, PrincipalDep
 from domain.encounter import aggregate as encounter
+from domain.encounter.rulesets import RULESETS
 
 router = APIRouter(prefix="/v1/encounters", tags=["encounters"])
 
@@ -42,6 +43,10 @@ class Playable(BaseModel):
     version: int
     ruleset_id: str
     commands: list[PlayableCommand]
+    options: dict[str, Any] = Field(description="The house rules this encounter runs under.")
+    options_schema: dict[str, Any] = Field(
+        description="JSON schema of the ruleset's house rules (each Interpretation, its default)."
+    )
 
 
 def _schema(ruleset_id: str, command: str) -> dict[str, Any]:
@@ -75,4 +80,11 @@ def playable(encounter_id: UUID, runtime: RuntimeDep, who: PrincipalDep) -> Play
                 body_schema=_schema(state.ruleset_id, legal.command),
             )
         )
-    return Playable(version=version, ruleset_id=state.ruleset_id, commands=commands)
+    ruleset = RULESETS.get(state.ruleset_id)
+    return Playable(
+        version=version,
+        ruleset_id=state.ruleset_id,
+        commands=commands,
+        options=state.options,
+        options_schema=ruleset.options_model.model_json_schema() if ruleset else {},
+    )

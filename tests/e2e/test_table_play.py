@@ -113,6 +113,18 @@ def test_a_glorious_drive_fight_is_played_from_the_page(
     fight = open_demo(live_server.client)
     gm = Table(browser, live_server, fight.id, fight.gm)
 
+    # The house rules: those in force are listed; the GM sets the campaign's from a form.
+    rules = gm.page.locator("#play details.house-rules")
+    rules.locator("summary").click()
+    assert "floor" in rules.locator("dl").inner_text()
+    rules.locator('[data-field="piloting_rounding"]').select_option("ceil")
+    rules.get_by_role("button", name="Set the campaign's house rules (GM)").click()
+    gm.page.locator("#status", has_text="House rules saved.").wait_for()
+    campaign = live_server.client.get(
+        f"/v1/campaigns/{fight.campaign_id}", headers={"Authorization": f"Bearer {fight.gm}"}
+    )
+    assert campaign.json()["options"]["piloting_rounding"] == "ceil"
+
     # Given four combatants in, the GM's one control is the roll of initiative.
     gm.click("RollInitiative")
     assert "ace" in gm.page.locator("#procedure").inner_text()

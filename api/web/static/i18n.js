@@ -161,6 +161,9 @@ const PLAY_WORDS = {
     enterDie: "Enter the die", dieAwaited: "Die awaited", face: "Face",
     pickOnBoard: "Pick on the board", clear: "Clear", picking: "Click squares on the board",
     optionsInForce: "House rules in force",
+    changeHouseRules: "Set the campaign's house rules (GM)",
+    houseRulesHint: "The campaign's house rules; an encounter keeps the ones it opened under.",
+    houseRulesSaved: "House rules saved.",
   },
   ja: {
     play: "行動", playAtLive: "行動するには「最新に戻る」：コマンドは現在の戦闘に対して出します。",
@@ -168,6 +171,9 @@ const PLAY_WORDS = {
     enterDie: "出目を入力", dieAwaited: "待っているダイス", face: "出目",
     pickOnBoard: "盤面で選ぶ", clear: "消去", picking: "盤面のマスをクリックしてください",
     optionsInForce: "適用中のハウスルール",
+    changeHouseRules: "キャンペーンのハウスルールを設定（GM）",
+    houseRulesHint: "キャンペーンのハウスルールです。戦闘は開始時のルールのまま進みます。",
+    houseRulesSaved: "ハウスルールを保存しました。",
   },
 };
 const COMMAND_JA = {

@@ -6,6 +6,7 @@ import { command, get } from "./api.js";
 import { node } from "./dom.js";
 import { commandWord, playWord } from "./i18n.js";
 import { fieldControl } from "./playfields.js";
+import { drawHouseRules } from "./playrules.js";
 
 const PLAYABLE = "/v1/encounters/{encounter_id}/playable";
 // Setup, not play: a combatant joins with a whole sheet (the demos and the API do that).
@@ -52,7 +53,8 @@ export function drawPlay(host, ctx) {
     }
   }
   parts.push(node("div", { class: "play-form", id: "play-form" }));
-  host.replaceChildren(...parts);
+  parts.push(drawHouseRules(page, ctx.say));
+  host.replaceChildren(...parts.filter(Boolean));
 }
 
 function commandButton(legal, ctx, host) {
@@ -82,7 +84,8 @@ function openForm(legal, ctx, host) {
   const form = node(
     "form", { class: "play-command", "data-command": legal.command, "aria-label": commandWord(lang, legal.command) },
     node("h4", {}, `${commandWord(lang, legal.command)}${acting ? ` — ${acting.name}` : ""}`),
-    schema.description ? node("p", { class: "hint" }, schema.description.split("\n")[0]) : null,
+    // The docstring is English: shown to an English table only.
+    schema.description && lang !== "ja" ? node("p", { class: "hint" }, schema.description.split("\n")[0]) : null,
     ...controls.map(([, c]) => c.element),
     node("button", { type: "submit" }, playWord(lang, "send")),
   );

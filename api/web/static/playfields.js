@@ -65,7 +65,8 @@ export function fieldControl(name, raw, required, ctx) {
   const kind = kindOf(name, schema);
   const id = `${ctx.id}-${name}`;
   const label = node("label", { for: id }, fieldWord(ctx.lang, name, schema.title));
-  const hint = schema.description ? node("span", { class: "hint" }, ` ${schema.description}`) : null;
+  // A field's description is English (the command's declaration): an English table's hint.
+  const hint = schema.description && ctx.lang !== "ja" ? node("span", { class: "hint" }, ` ${schema.description}`) : null;
   let input;
   let read;
   if (kind === "enum" || kind === "combatant" || kind === "combatants") {
