@@ -11,7 +11,7 @@ ordinary events of that command with its dice marked `source="hand"`.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
@@ -84,7 +84,7 @@ class EnterDie(Command):
 
     model_config = example(faces=[4])
     command_type = "EnterDie"
-    faces: tuple[int, ...] = Field(
+    faces: tuple[Annotated[int, Field(ge=1, le=1000)], ...] = Field(
         min_length=1, max_length=100, description="Faces rolled, in the order they are asked for."
     )
 

@@ -96,3 +96,26 @@ def test_the_facts_answered_are_the_events_as_the_caller_reads_them(client: Test
         page = fight.get("/events", by=who, after=after, limit=len(facts)).json()["events"]
         # The answer is given before the projector runs: it cannot know the log position.
         assert [f | {"position": e["position"]} for f, e in zip(facts, page, strict=True)] == page
+
+
+def test_per_roll_a_command_body_chooses_its_dice(client: TestClient) -> None:
+    fight = hand_fight(client, dice="per_roll")
+    waited = ok(fight.command({"command": "RollInitiative", "dice": "hand"}))
+    assert waited["awaiting"]["die"]["text_en"] == "1D6 roll for ace, GD-INIT-1"
+    withdrawn = ok(fight.command({"command": "WithdrawAwaitedRoll", "reason": "server dice"}))
+    assert [f["type"] for f in withdrawn["facts"]] == ["CommandIssued", "AwaitedRollWithdrawn"]
+    rolled = ok(fight.command({"command": "RollInitiative", "dice": "server"}))
+    sources = {
+        f["payload"]["result"]["source"] for f in rolled["facts"] if "result" in f["payload"]
+    }
+    assert sources == {"server"}
+    assert rolled["awaiting"]["die"] is None
+
+
+def test_a_dice_choice_in_an_encounter_of_one_kind_of_dice_is_a_clear_problem(
+    client: TestClient,
+) -> None:
+    fight = hand_fight(client, dice="server")
+    refused = fight.command({"command": "RollInitiative", "dice": "hand"})
+    assert refused.status_code in (409, 422), refused.text
+    assert "per_roll" in refused.json()["detail"]

@@ -26,7 +26,7 @@ def dodge(run: Run, command: cmd.Dodge) -> None:
     run.emit(ev.ReactionDeclared, combatant=defender.id, reaction="dodge")
     first_dodge = attack.hit_die is None
     if attack.hit_die is None:
-        hit_die = run.draw(100, "GD-REACT-1 hit")
+        hit_die = run.draw(100, f"GD-REACT-1 hit {attack.attacker}")  # the attacker rolls it
         hit_seq: int | None = run.dice.last_roll_seq
     else:  # GD-REACT-6: the attacker's one roll meets every dodge
         hit_die, hit_seq = attack.hit_die, attack.hit_roll_seq

@@ -104,7 +104,7 @@ def test_GD_a_whole_attack_asks_for_hit_dodge_faint_and_critical_dice_one_at_a_t
         asked.append(log.awaited())
     resolved = log.enter(1)
     assert asked == [
-        "1D100 hit for grunt, GD-REACT-1",
+        "1D100 hit for ace, GD-REACT-1",  # the attacker's die
         "1D100 evasion for grunt, GD-REACT-1",
         "1D6 faint for grunt, GD-INJ-1",
         "1D100 critical for grunt, GD-INJ-2",
@@ -132,8 +132,11 @@ def test_the_faces_entered_one_at_a_time_decide_what_the_same_faces_given_at_onc
 def test_the_die_is_entered_by_the_member_it_is_for_or_the_gm() -> None:
     log = ace_against_a_grunt()
     log.do("Dodge", {"combatant_id": "grunt"})
+    with pytest.raises(NotPermitted, match="entered by p1"):
+        log.enter(50, by="p2")  # the hit die is the attacker's: p1's
+    log.enter(50, by="p1")
     with pytest.raises(NotPermitted, match="entered by gm"):
-        log.enter(50, by="p1")  # the grunt's die is the GM's
+        log.enter(10, by="p1")  # the grunt's evasion die is the GM's
     log2 = HandLog()
     log2.join("ace", "p1", "pc", sheet(1, 1, reaction=10))
     log2.join("grunt", "gm", "enemy", sheet(3, 1, reaction=5))
@@ -148,10 +151,10 @@ def test_while_a_die_is_awaited_other_commands_are_refused_and_the_procedure_awa
     log.do("Dodge", {"combatant_id": "grunt"})
     point = aggregate.procedure(log.state)
     assert [(a.command, a.issuer, a.combatant) for a in point.awaiting] == [
-        ("EnterDie", "gm", "grunt"),
+        ("EnterDie", "controller", "ace"),
         ("WithdrawAwaitedRoll", "gm", None),
     ]
-    with pytest.raises(WrongState, match="awaits 1D100 hit for grunt"):
+    with pytest.raises(WrongState, match="awaits 1D100 hit for ace"):
         log.do("TakeHit", {"combatant_id": "grunt"})
 
 
@@ -178,7 +181,7 @@ def test_entering_a_die_nobody_awaits_or_one_face_too_many_is_refused() -> None:
     log.do("Dodge", {"combatant_id": "grunt"})
     with pytest.raises(ValueError, match="entered but not needed"):
         log.do("EnterDie", {"faces": [50, 10, 1, 1, 6]})
-    assert log.awaited() == "1D100 hit for grunt, GD-REACT-1"
+    assert log.awaited() == "1D100 hit for ace, GD-REACT-1"
 
 
 def test_per_roll_each_command_chooses_server_or_hand_dice() -> None:
