@@ -140,9 +140,11 @@ def test_a_glorious_drive_fight_is_played_from_the_page(
     ace = next(c for c in state["combatants"] if c["combatant_id"] == "ace")
     assert (ace["status"]["position"]["x"], ace["status"]["position"]["y"]) == (3, 1)
 
-    # ace shoots the grunt, picked by name; the grunt's controller (the GM) takes the hit.
+    # ace shoots the grunt, its token clicked on the board (the select of names says so);
+    # the grunt's controller (the GM) takes the hit.
     attack = gm.open("DeclareAttack", "ace")
-    attack.get_by_label("Target").select_option(label="grunt")
+    gm.square(4, 1)
+    assert attack.get_by_label("Target").input_value() == "grunt"
     gm.send(attack)
     hp_before = _hp(fight, "grunt")
     gm.click("TakeHit", "grunt")

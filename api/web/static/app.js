@@ -8,7 +8,7 @@ import { t, translatePage } from "./i18n.js";
 import { drawLog } from "./log.js";
 import { drawCombatants, drawOrder, drawProcedure, lastMoveAt, orderAt } from "./panels.js";
 import { can, drawMe, loadMe } from "./roles.js";
-import { drawPlay, loadPlayable } from "./play.js";
+import { drawPlay, loadPlayable, pickCombatant } from "./play.js";
 import { drawPoints, loadCrews, loadPoints, selectPoint } from "./stops.js";
 import { downloadBundle, drawVerification, loadVerification, runWhatIf } from "./verify.js";
 
@@ -308,11 +308,17 @@ function wire() {
   $("board").addEventListener("click", (clicked) => {
     // While a form asks for squares, a click on the board (even on a token) picks one.
     const svg = $("board").querySelector("svg");
-    if (!page.picker || !svg) return;
+    if (!svg || !page.live || page.shown.version !== page.live.version) return;
     const at = squareAt(svg, clicked, page.shown.battle_map);
     if (!at) return;
-    clicked.preventDefault();
-    page.picker(at.x, at.y);
+    // A token answers a field that asks for a combatant (a target); a square, one for squares.
+    const onToken = clicked.target.closest && clicked.target.closest("g[data-combatant]");
+    if (onToken && pickCombatant($("play"), page.live, at)) {
+      clicked.preventDefault(); // picked as the form's target, not its sheet opened
+    } else if (page.picker) {
+      clicked.preventDefault();
+      page.picker(at.x, at.y);
+    }
   });
   $("download").addEventListener("click", () => downloadBundle({
     generated_at: new Date().toISOString(),

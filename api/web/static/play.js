@@ -138,3 +138,20 @@ async function send(body, ctx) {
     ctx.say(error.message);
   }
 }
+
+/**
+ * A token clicked while a form asks for a combatant (a target, a defender…): the first such
+ * select takes the combatant on that square. True when one was picked.
+ */
+export function pickCombatant(host, encounter, at) {
+  const select = host.querySelector("form.play-command select[data-kind=combatant]");
+  if (!select) return false;
+  const here = encounter.combatants.find((c) => {
+    const p = (c.status && (c.status.position || c.status.cell)) || (c.sheet && (c.sheet.position || c.sheet.cell));
+    return p && p.x === at.x && p.y === at.y;
+  });
+  if (!here || ![...select.options].some((o) => o.value === here.combatant_id)) return false;
+  select.value = here.combatant_id;
+  select.dispatchEvent(new Event("change"));
+  return true;
+}

@@ -70,7 +70,7 @@ export function fieldControl(name, raw, required, ctx) {
   let input;
   let read;
   if (kind === "enum" || kind === "combatant" || kind === "combatants") {
-    input = node("select", { id, name, "data-field": name });
+    input = node("select", { id, name, "data-field": name, "data-kind": kind });
     if (kind === "combatants") input.multiple = true;
     else if (optional || !required) input.append(option("", "—"));
     const choices = kind === "enum"
