@@ -36,6 +36,7 @@ const page = {
   points: [], // the procedure's stops: {version, turn, phase, step, acting}
   playable: null, // the commands legal now with their body schemas (/playable)
   picker: null, // the form field the board's clicks fill: (x, y) => void
+  playForm: null, // the command form being filled in: {form, version, activate}
 };
 
 

@@ -52,9 +52,17 @@ export function drawPlay(host, ctx) {
       parts.push(node("div", { class: "play-buttons" }, ...commands.map((c) => commandButton(c, ctx, host))));
     }
   }
-  parts.push(node("div", { class: "play-form", id: "play-form" }));
+  const slot = node("div", { class: "play-form", id: "play-form" });
+  parts.push(slot);
   parts.push(drawHouseRules(page, ctx.say));
   host.replaceChildren(...parts.filter(Boolean));
+  // A redraw at the same version (the stream catching up, a language switch of the rest)
+  // keeps the form being filled in; a new version drops it, as what is legal may change.
+  const open = page.playForm;
+  if (open && open.version === live.version && shownLive && !live.ended) {
+    slot.replaceChildren(open.form);
+    open.activate();
+  } else page.playForm = null;
 }
 
 function commandButton(legal, ctx, host) {
@@ -79,7 +87,12 @@ function openForm(legal, ctx, host) {
     return;
   }
   const acting = page.live.combatants.find((c) => c.combatant_id === legal.combatant) || null;
-  const fieldCtx = { id: `play-${legal.command}`, lang, encounter: page.live, acting, root: schema, pick: ctx.pick };
+  let answering = null; // the square field the board's clicks fill now
+  const pick = (onSquare) => {
+    answering = onSquare;
+    ctx.pick(onSquare);
+  };
+  const fieldCtx = { id: `play-${legal.command}`, lang, encounter: page.live, acting, root: schema, pick };
   const controls = asked.map((name) => [name, fieldControl(name, props[name], required.has(name), fieldCtx)]);
   const form = node(
     "form", { class: "play-command", "data-command": legal.command, "aria-label": commandWord(lang, legal.command) },
@@ -107,6 +120,7 @@ function openForm(legal, ctx, host) {
   // The board answers the first square field until another's "pick" button is pressed.
   const picking = controls.find(([, c]) => c.activate);
   if (picking) picking[1].activate();
+  page.playForm = { form, version: page.live.version, activate: () => answering && ctx.pick(answering) };
   const first = form.querySelector("input, select, textarea");
   if (first) first.focus();
 }
