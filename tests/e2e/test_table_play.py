@@ -315,3 +315,20 @@ def test_a_crewed_assault_core_is_named_never_shown_by_its_uuid(
     for where in (log, gm.page.locator("#procedure").inner_text(), gm.awaited()):
         assert crew.unit not in where
     assert gm.errors == []
+
+
+def test_a_japanese_table_reads_every_play_label_in_japanese(
+    browser: Any, live_server: LiveServer
+) -> None:
+    fight = open_demo(live_server.client)
+    gm = Table(browser, live_server, fight.id, fight.gm)
+    gm.page.get_by_label("Language").select_option("ja")
+    gm.click("RollInitiative")
+    gm.click("Cleanup", "ace")
+    gm.open("DeclareAttack", "ace")
+    gm.page.locator("#play details.house-rules summary").click()
+    labels = gm.page.locator("#play label, #play button, #play summary, #play dt").all_inner_texts()
+    english = [text for text in labels if text.isascii() and any(c.isalpha() for c in text)]
+    assert english == [], english
+    assert "対象" in labels and "気絶の判定（GD-INJ-1a）" in labels, labels
+    assert gm.errors == []

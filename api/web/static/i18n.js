@@ -211,6 +211,18 @@ const FIELD_WORDS = {
     entry_band: "進入帯", steps: "歩数", direction: "方向", weapons: "武器", armor: "装甲",
     amount: "量", mode: "方式", lasts: "持続", penalty: "ペナルティ", cannot_move: "移動不可",
     side: "陣営", faces: "出目",
+    // House rules (each an Interpretation of RULES.md, its rule ID in the option's description).
+    piloting_rounding: "操縦補正の端数処理（GD-STAT-2a）", hps_rounding: "HP持ち越しの端数処理（GD-HPS-3）",
+    hps_zero_floor: "HP持ち越しの下限（GD-HPS-3）", occupy_threshold: "マスを占有する大きさ（GD-SQ-2a）",
+    skill_cost_clamps_hp: "スキルコストで現在HPも制限（GD-COST-3a）",
+    status_recovery_difficulty: "状態異常の回復判定の基準難易度（GD-CHK-2a）",
+    status_resistance_default_difficulty: "状態異常の抵抗判定の既定難易度（GD-REACT-7a）",
+    situation_bonus_applies_to: "状況修正の適用先（GD-DMG-4a）", faint_rule: "気絶の判定（GD-INJ-1a）",
+    line_of_fire: "射線（GD-SQ-3a）", tp_pool: "TPの持ち方（WZ-2a）",
+    fatigue_ac_after_second: "疲労2段階目以降のAC（WZ-3a）",
+    nonpositive_fatigue_interval: "耐久−疲労が0以下のときの間隔（WZ-3b）",
+    initiative_difference: "イニシアチブ差の加え方（WZ-7a）", initiative_tactics: "イニシアチブの戦術レベル（WZ-7a）",
+    first_move_ties: "先攻の同値（AK-TURN-2a）",
   },
 };
 
