@@ -79,6 +79,7 @@ OPERATIONS = _ops(
     verify_roll_log=("verifyRollLog", "Recompute a roll log's dice after the reveal"),
     crews=("listEncounterCrews", "Which combatant rides which Assault Core"),
     points=("listEncounterPoints", "Every procedure point an encounter went through"),
+    playable=("listPlayableCommands", "The commands legal now, with their body schemas"),
     me=("getMe", "Who this token is and what it may do"),
     what_if=("replayEncounter", "Replay an encounter under other rules (stores nothing)"),
     what_if_options=("getEncounterOptions", "The options a what-if may try, and command schemas"),

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from api.routes import encounter_stream, encounters, rolls, table_board
+from api.routes import encounter_stream, encounters, rolls, table_board, table_play
 from api.routes.campaigns import me_router
 
 router = APIRouter()
-for part in (encounters, encounter_stream, rolls, table_board):
+for part in (encounters, encounter_stream, rolls, table_board, table_play):
     router.include_router(part.router)
 router.include_router(me_router)

@@ -117,6 +117,7 @@ TABLE: list[Rule] = [
     Rule("GET", "/v1/encounters/{encounter}/points", EVERYONE),
     Rule("GET", "/v1/encounters/{encounter}/options", EVERYONE),
     Rule("GET", "/v1/encounters/{encounter}/crews", EVERYONE),
+    Rule("GET", "/v1/encounters/{encounter}/playable", EVERYONE),
     Rule("POST", "/v1/encounters/{encounter}/replay", EVERYONE, {"options": {}}),
     Rule("GET", "/v1/encounters/{encounter}/disputes", EVERYONE),
     Rule(

@@ -47,6 +47,7 @@ SURFACES = (
     "command answers",
     "crews",
     "points",
+    "playable",
     "disputes",
     "audit (dice)",
     "campaign timeline",
@@ -325,6 +326,7 @@ def answers(table: Table, who: str) -> dict[str, Any]:
         "command answers": json.dumps(table.answers.get(who, [])),
         "crews": table.get("/crews", who).text,
         "points": table.get("/points", who).text,
+        "playable": table.get("/playable", who).text,
         "disputes": table.get("/disputes", who).text,
         "audit (dice)": table.get("/audit", who).text,
         "campaign timeline": table.client.get(

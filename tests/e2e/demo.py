@@ -72,8 +72,9 @@ class DemoFight:
         self.post(f"/v1/encounters/{self.id}/reveal", {})
 
 
-def open_demo(client: httpx.Client) -> DemoFight:
-    """A GM, players aoi and kai, viewer mio; ace and wing against a hidden grunt and a core."""
+def open_demo(client: httpx.Client, dice: str | None = None) -> DemoFight:
+    """A GM, players aoi and kai, viewer mio; ace and wing against a hidden grunt and a core.
+    `dice`: whose dice the encounter rolls ('hand': the table's, asked one at a time)."""
     opened = client.post(
         "/v1/campaigns",
         headers=_key(),
@@ -88,7 +89,8 @@ def open_demo(client: httpx.Client) -> DemoFight:
         fight.tokens[member] = issued["token"]
     encounter = fight.post(
         f"{members}/encounters",
-        {"battle_map": {"width": 12, "height": 10, "squares": TERRAIN}},
+        {"battle_map": {"width": 12, "height": 10, "squares": TERRAIN}}
+        | ({"dice": dice} if dice else {}),
     )
     fight.id = encounter["id"]
     # Reactions far enough apart that 1D6 never changes the order: ace, wing, grunt, kou.

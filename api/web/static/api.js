@@ -136,3 +136,26 @@ async function readFrames(body, last, onEvent) {
     }
   }
 }
+
+/** A command in an encounter, at the version the caller saw (If-Match: a stale page is told). */
+export async function command(encounterId, version, body) {
+  const sent = headers({
+    "Content-Type": "application/json",
+    Accept: "application/json",
+    "Idempotency-Key": crypto.randomUUID(),
+    "If-Match": `"${version}"`,
+  });
+  const path = `/v1/encounters/${encounterId}/commands`;
+  return answer(await fetch(path, { method: "POST", headers: sent, body: JSON.stringify(body) }));
+}
+
+/** A PUT to an aggregate at the version the caller read (If-Match), with a fresh key. */
+export async function put(path, version, body) {
+  const sent = headers({
+    "Content-Type": "application/json",
+    Accept: "application/json",
+    "Idempotency-Key": crypto.randomUUID(),
+    "If-Match": `"${version}"`,
+  });
+  return answer(await fetch(path, { method: "PUT", headers: sent, body: JSON.stringify(body) }));
+}

@@ -3,11 +3,12 @@
 
 import { wireAccess } from "./access.js";
 import { ApiError, follow, get, offered, post, savedToken, takeTokenFromAddress } from "./api.js";
-import { drawBoard, drawLegend } from "./board.js";
+import { drawBoard, drawLegend, squareAt } from "./board.js";
 import { t, translatePage } from "./i18n.js";
 import { drawLog } from "./log.js";
 import { drawCombatants, drawOrder, drawProcedure, lastMoveAt, orderAt } from "./panels.js";
 import { can, drawMe, loadMe } from "./roles.js";
+import { drawPlay, loadPlayable, pickCombatant } from "./play.js";
 import { drawPoints, loadCrews, loadPoints, selectPoint } from "./stops.js";
 import { downloadBundle, drawVerification, loadVerification } from "./verify.js";
 import { mountWhatIf } from "./whatif.js";
@@ -34,6 +35,9 @@ const page = {
   me: null, // who the token is (/v1/me), kept in memory only
   crews: new Map(), // version -> Map(combatant id -> crew), for a fight in a scenario
   points: [], // the procedure's stops: {version, turn, phase, step, acting}
+  playable: null, // the commands legal now with their body schemas (/playable)
+  picker: null, // the form field the board's clicks fill: (x, y) => void
+  playForm: null, // the command form being filled in: {form, version, activate}
 };
 
 
@@ -90,6 +94,7 @@ function render() {
   drawBoard($("board"), shown, lastMoveAt(page.events, version), crews);
   drawOrder($("order"), shown, orderAt(page.events, version));
   drawCombatants($("combatants"), shown, lang, { crews, me: page.me });
+  drawPlayPanel();
   selectPoint(page, version);
   $("reveal").hidden = !can(page, "reveal") || Boolean(page.live.revealed_seed);
   const slider = $("history");
@@ -108,9 +113,24 @@ function render() {
   }
 }
 
+function drawPlayPanel() {
+  page.picker = null;
+  $("board").classList.remove("picking");
+  drawPlay($("play"), {
+    page,
+    say,
+    pick: (onSquare) => {
+      page.picker = onSquare;
+      $("board").classList.add("picking");
+    },
+    done: refreshLive,
+  });
+}
+
 function renderLog() {
   drawLog($("log"), page.events, {
     lang: page.lang,
+    names: new Map(page.live.combatants.map((c) => [c.combatant_id, c.name])),
     shownVersion: page.shown.version,
     audit: page.audit,
     open: page.openRulings,
@@ -169,7 +189,7 @@ async function refreshLive() {
   page.versions.set(page.live.version, page.live);
   await catchUp();
   if (following) page.shown = page.live;
-  await Promise.all([loadAudit(), loadVerificationPanel(), loadCrews(page, page.live.version, say), loadPoints(page, say)]);
+  await Promise.all([loadAudit(), loadVerificationPanel(), loadCrews(page, page.live.version, say), loadPoints(page, say), loadPlayable(page, say)]);
   render();
 }
 
@@ -229,7 +249,7 @@ async function openEncounter(id) {
   page.versions.set(page.live.version, page.live);
   page.offers = await offered();
   await loadMe(page, say);
-  await Promise.all([loadAudit(), loadVerificationPanel(), loadCrews(page, page.live.version, say), loadPoints(page, say)]);
+  await Promise.all([loadAudit(), loadVerificationPanel(), loadCrews(page, page.live.version, say), loadPoints(page, say), loadPlayable(page, say)]);
   sessionStorage.setItem("senki.encounter", id); // for the sheets' way back; not a secret
   $("access").hidden = true;
   $("table").hidden = false;
@@ -285,6 +305,21 @@ function wire() {
     render();
   });
   $("rulings-only").addEventListener("change", renderLog);
+  $("board").addEventListener("click", (clicked) => {
+    // While a form asks for squares, a click on the board (even on a token) picks one.
+    const svg = $("board").querySelector("svg");
+    if (!svg || !page.live || page.shown.version !== page.live.version) return;
+    const at = squareAt(svg, clicked, page.shown.battle_map);
+    if (!at) return;
+    // A token answers a field that asks for a combatant (a target); a square, one for squares.
+    const onToken = clicked.target.closest && clicked.target.closest("g[data-combatant]");
+    if (onToken && pickCombatant($("play"), page.live, at)) {
+      clicked.preventDefault(); // picked as the form's target, not its sheet opened
+    } else if (page.picker) {
+      clicked.preventDefault();
+      page.picker(at.x, at.y);
+    }
+  });
   $("download").addEventListener("click", () => downloadBundle({
     generated_at: new Date().toISOString(),
     encounter: page.live,

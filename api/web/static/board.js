@@ -19,6 +19,7 @@ export const TERRAIN = {
 };
 
 const SIDE_COLOUR = { pc: "#0b57a4", enemy: "#a1191f" };
+const STACK_OFFSETS = [[-9, -7], [9, 7], [9, -7], [-9, 7]];
 
 function el(name, attrs = {}, text = null) {
   const node = document.createElementNS(NS, name);
@@ -40,7 +41,10 @@ export function hpOf(combatant) {
 }
 
 function positionOf(combatant) {
-  const at = (combatant.status && combatant.status.position) || (combatant.sheet && combatant.sheet.position);
+  // Glorious Drive and Wizardry say `position`; Armor Knights says `cell`.
+  const status = combatant.status || {};
+  const sheet = combatant.sheet || {};
+  const at = status.position || status.cell || sheet.position || sheet.cell;
   return at ? { x: at.x, y: at.y, z: at.z || 0 } : null;
 }
 
@@ -117,7 +121,7 @@ function drawPath(svg, start, path) {
   }));
 }
 
-function drawCombatant(svg, combatant, acting, crew) {
+function drawCombatant(svg, combatant, acting, crew, stack = { index: 0, count: 1 }) {
   const at = positionOf(combatant);
   if (!at) return;
   const edge = edgeOf(combatant);
@@ -137,8 +141,12 @@ function drawCombatant(svg, combatant, acting, crew) {
       fill: colour, "fill-opacity": 0.12, stroke: "none",
     }));
   }
-  const mid = centre(at.x, at.y, edge);
-  const radius = (CELL * edge) / 2 - 7;
+  // Tokens sharing a square (a pilot beside a core, a hover above) shrink and fan out so each
+  // name stays readable; the first keeps the middle.
+  const spread = stack.count > 1 ? STACK_OFFSETS[stack.index % STACK_OFFSETS.length] : [0, 0];
+  const base = centre(at.x, at.y, edge);
+  const mid = { x: base.x + spread[0] * edge, y: base.y + spread[1] * edge };
+  const radius = ((CELL * edge) / 2 - 7) * (stack.count > 1 ? 0.55 : 1);
   if (acting) {
     group.append(el("circle", {
       cx: mid.x, cy: mid.y, r: radius + 4, fill: "none", stroke: "#e8a200", "stroke-width": 3,
@@ -150,7 +158,7 @@ function drawCombatant(svg, combatant, acting, crew) {
     "stroke-width": 2,
   }));
   group.append(el("text", {
-    x: mid.x, y: mid.y + 1, "text-anchor": "middle", "font-size": 12, "font-weight": "bold",
+    x: mid.x, y: mid.y + 1, "text-anchor": "middle", "font-size": stack.count > 1 ? 9 : 12, "font-weight": "bold",
     fill: out ? colour : "#ffffff",
   }, combatant.name.slice(0, 3)));
   if (combatant.sheet && combatant.sheet.body === "assault_core") {
@@ -233,10 +241,30 @@ export function drawBoard(host, encounter, move, crews = new Map()) {
     if (weapon && at) drawRange(svg, at, weapon.range, map);
   }
   if (move && move.path.length) drawPath(svg, move.start, move.path);
+  const sharing = new Map();
   for (const combatant of encounter.combatants) {
-    drawCombatant(svg, combatant, combatant.combatant_id === point.acting, crews.get(combatant.combatant_id));
+    const at = positionOf(combatant);
+    if (at) sharing.set(`${at.x},${at.y}`, [...(sharing.get(`${at.x},${at.y}`) || []), combatant.combatant_id]);
+  }
+  for (const combatant of encounter.combatants) {
+    const at = positionOf(combatant);
+    const here = at ? sharing.get(`${at.x},${at.y}`) : [combatant.combatant_id];
+    const stack = { index: here.indexOf(combatant.combatant_id), count: here.length };
+    drawCombatant(svg, combatant, combatant.combatant_id === point.acting, crews.get(combatant.combatant_id), stack);
   }
   host.replaceChildren(svg);
+}
+
+/** The square under a click on the board's SVG (null: outside the map). */
+export function squareAt(svg, event, map) {
+  const matrix = svg.getScreenCTM();
+  if (!matrix) return null;
+  const point = new DOMPoint(event.clientX, event.clientY).matrixTransform(matrix.inverse());
+  const x = Math.floor((point.x - MARGIN) / CELL);
+  const y = Math.floor((point.y - MARGIN) / CELL);
+  const width = map.width || 20;
+  const height = map.height || 20;
+  return x >= 0 && y >= 0 && x < width && y < height ? { x, y } : null;
 }
 
 function actingWeapon(combatant) {

@@ -161,7 +161,101 @@ export function t(lang, key) {
 export function translatePage(lang) {
   document.documentElement.lang = lang;
   for (const element of document.querySelectorAll("[data-i18n]")) {
-    const word = (WORDS[lang] || WORDS.en)[element.dataset.i18n];
+    const key = element.dataset.i18n;
+    const word = (WORDS[lang] || WORDS.en)[key] || (PLAY_WORDS[lang] || PLAY_WORDS.en)[key];
     if (word) element.textContent = word;
   }
 }
+
+// --- Play from the page (helper tableplay): its words, command names and field names. ---
+const PLAY_WORDS = {
+  en: {
+    play: "Play", playAtLive: "Back to live to play: commands are issued on the encounter now.",
+    nothingForYou: "Nothing is awaited of you now.", send: "Send", sent: "Sent",
+    enterDie: "Enter the die", dieAwaited: "Die awaited", face: "Face",
+    pickOnBoard: "Pick on the board", clear: "Clear", picking: "Click squares on the board",
+    optionsInForce: "House rules in force",
+    changeHouseRules: "Set the campaign's house rules (GM)",
+    houseRulesHint: "The campaign's house rules; an encounter keeps the ones it opened under.",
+    houseRulesSaved: "House rules saved.",
+  },
+  ja: {
+    play: "行動", playAtLive: "行動するには「最新に戻る」：コマンドは現在の戦闘に対して出します。",
+    nothingForYou: "今あなたに求められている行動はありません。", send: "送信", sent: "送信しました",
+    enterDie: "出目を入力", dieAwaited: "待っているダイス", face: "出目",
+    pickOnBoard: "盤面で選ぶ", clear: "消去", picking: "盤面のマスをクリックしてください",
+    optionsInForce: "適用中のハウスルール",
+    changeHouseRules: "キャンペーンのハウスルールを設定（GM）",
+    houseRulesHint: "キャンペーンのハウスルールです。戦闘は開始時のルールのまま進みます。",
+    houseRulesSaved: "ハウスルールを保存しました。",
+  },
+};
+const COMMAND_JA = {
+  RollInitiative: "イニシアチブを振る", Delay: "行動を遅らせる", Wait: "待機", Cleanup: "クリンナップ",
+  SwapWeapons: "武器持ち替え", Move: "移動", DeclareAttack: "攻撃宣言", Reload: "リロード",
+  ForgoAction: "アクションを放棄", LendItem: "アイテムを貸す", AcceptLoan: "貸与を受ける",
+  DeclineLoan: "貸与を断る", SwapEquipment: "装備変更", UseItem: "アイテム使用",
+  TakeOtherAction: "その他の行動", AttackUnarmed: "素手攻撃", ThrowItem: "アイテムを投げる",
+  UseMovementSkill: "移動スキル使用", UseActiveSkill: "アクティブスキル使用",
+  UseCounterSkill: "カウンタースキル使用", Dodge: "回避", Guard: "ガード", TakeHit: "そのまま受ける",
+  Intercept: "かばう", GrantSituationModifier: "状況修正を与える（GM裁定）", InflictStatus: "状態異常を与える",
+  EndCombat: "戦闘終了", ResolveSurprise: "不意打ちの判定（GM裁定）", RollCheck: "判定を振る",
+  RuleCheck: "判定の裁定（GM）", NameIdentification: "名前の識別", EndPhase: "フェイズ終了",
+  Declare: "行動宣言", DeclareFormation: "陣形宣言", Act: "行動する", DropDeclaration: "宣言を取り下げる",
+  RemoveStatus: "状態異常を解除", RollFirstMove: "先攻を決める", StartMove: "移動開始",
+  AdvanceMove: "移動を進める", Evade: "回避行動", ResolveAttack: "攻撃の裁定（GM）",
+  ApplyArmorEffect: "装甲への効果（GM裁定）", ImposeMoveLimit: "移動制限（GM裁定）",
+  DeclareVictory: "勝利宣言", EnterDie: "出目を入力", WithdrawAwaitedRoll: "待機中の判定を取り下げる",
+  JoinCombatant: "参加者を加える",
+};
+const FIELD_WORDS = {
+  en: { combatant_id: "Combatant", unit_id: "Unit", target: "Target", defender: "Defender", path: "Path" },
+  ja: {
+    combatant_id: "参加者", unit_id: "機体", target: "対象", defender: "防御側", borrower: "借り手",
+    representative: "代表者", after: "この参加者の後に", path: "経路", point: "地点", destination: "行き先",
+    weapon: "武器", item: "アイテム", skill: "スキル", note: "メモ", reason: "理由", clause: "条項",
+    percent: "修正（%）", grade: "程度", status: "状態", effect_value: "効果値",
+    resist_difficulty: "抵抗の難易度", action: "行動", check_stat: "判定能力値", difficulty: "難易度",
+    negates_hit: "命中を無効にする", guard: "ガードする", item_attack: "アイテムの攻撃力",
+    equip: "装備する", unequip: "外す", expression: "ダイス式", success: "成功", outcome: "結果",
+    form: "行動形式", sub: "サブ", main: "メイン", passive: "パッシブ", full: "フル", free: "フリー",
+    two_handed_attack: "両手攻撃", ini: "イニシアチブ", formation: "陣形", cost: "コスト",
+    fallback: "代わりの行動", incapacitating: "行動不能", surprising: "不意打ちする側",
+    hit: "命中", aim: "狙う", m_steps: "M移動の経路", f_steps: "F移動の経路", fixed: "固定",
+    entry_band: "進入帯", steps: "歩数", direction: "方向", weapons: "武器", armor: "装甲",
+    amount: "量", mode: "方式", lasts: "持続", penalty: "ペナルティ", cannot_move: "移動不可",
+    side: "陣営", faces: "出目",
+    // House rules (each an Interpretation of RULES.md, its rule ID in the option's description).
+    piloting_rounding: "操縦補正の端数処理（GD-STAT-2a）", hps_rounding: "HP持ち越しの端数処理（GD-HPS-3）",
+    hps_zero_floor: "HP持ち越しの下限（GD-HPS-3）", occupy_threshold: "マスを占有する大きさ（GD-SQ-2a）",
+    skill_cost_clamps_hp: "スキルコストで現在HPも制限（GD-COST-3a）",
+    status_recovery_difficulty: "状態異常の回復判定の基準難易度（GD-CHK-2a）",
+    status_resistance_default_difficulty: "状態異常の抵抗判定の既定難易度（GD-REACT-7a）",
+    situation_bonus_applies_to: "状況修正の適用先（GD-DMG-4a）", faint_rule: "気絶の判定（GD-INJ-1a）",
+    line_of_fire: "射線（GD-SQ-3a）", tp_pool: "TPの持ち方（WZ-2a）",
+    fatigue_ac_after_second: "疲労2段階目以降のAC（WZ-3a）",
+    nonpositive_fatigue_interval: "耐久−疲労が0以下のときの間隔（WZ-3b）",
+    initiative_difference: "イニシアチブ差の加え方（WZ-7a）", initiative_tactics: "イニシアチブの戦術レベル（WZ-7a）",
+    first_move_ties: "先攻の同値（AK-TURN-2a）",
+  },
+};
+
+export function playWord(lang, key) {
+  return (PLAY_WORDS[lang] || PLAY_WORDS.en)[key] || PLAY_WORDS.en[key] || t(lang, key);
+}
+
+/** A command's name for the table: Japanese from the list, English split from its name. */
+export function commandWord(lang, name) {
+  if (lang === "ja" && COMMAND_JA[name]) return COMMAND_JA[name];
+  return name.replace(/([a-z])([A-Z])/g, "$1 $2");
+}
+
+/** A field's label: the table's word, else the schema's title, else the name spelled out. */
+export function fieldWord(lang, name, title = null) {
+  const words = FIELD_WORDS[lang] || FIELD_WORDS.en;
+  if (words[name]) return words[name];
+  if (PLAY_WORDS[lang] && PLAY_WORDS[lang][name]) return PLAY_WORDS[lang][name];
+  if (lang !== "ja" && PLAY_WORDS.en[name]) return PLAY_WORDS.en[name];
+  return title || name.replaceAll("_", " ");
+}
+// --- end of play words ---

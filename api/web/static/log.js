@@ -167,7 +167,7 @@ function rulingItem(event, ctx) {
   });
   details.append(
     node("summary", {}, node("span", { class: "v" }, `v${event.version}`), " ",
-      node("strong", {}, event.payload.rule_ids.join(", ")), " ", summarize(event, ctx.lang)),
+      node("strong", {}, event.payload.rule_ids.join(", ")), " ", named(summarize(event, ctx.lang), ctx.names)),
     rulingDetails(event, ctx),
   );
   for (const dispute of ctx.disputes.filter((d) => d.ruling === event.version)) {
@@ -175,6 +175,15 @@ function rulingItem(event, ctx) {
   }
   if (ctx.disputesOffered && ctx.canDispute) details.append(disputeForm(event, ctx));
   return details;
+}
+
+const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
+
+/** A line with each combatant's UUID (a crewed Assault Core joins under its unit's id) as its
+ * name: the table reads names, never raw ids. `names`: combatant id → name. */
+export function named(text, names) {
+  if (!names || typeof text !== "string") return text;
+  return text.replace(UUID, (id) => names.get(id) || id);
 }
 
 /** Redraw the log. `ctx`: lang, shown version, rolls by seq, audit (Map or null), disputes… */
@@ -191,7 +200,7 @@ export function drawLog(host, events, ctx) {
     if (event.type === "RulingRecorded") li.append(rulingItem(event, full));
     else {
       li.append(node("span", { class: "v" }, `v${event.version}`), " ",
-        node("span", { class: "by" }, `${event.by}:`), " ", summarize(event, ctx.lang), " ",
+        node("span", { class: "by" }, `${event.by}:`), " ", named(summarize(event, ctx.lang), ctx.names), " ",
         node("span", { class: "type" }, event.type));
     }
     return li;

@@ -3,7 +3,7 @@
 
 import { hpOf, sideColour } from "./board.js";
 import { hpMeter, node, percent } from "./dom.js";
-import { t } from "./i18n.js";
+import { commandWord, t } from "./i18n.js";
 
 const PHASE_EN_JA = {
   setup: "準備", initiative: "イニシアチブ", main_action: "メインアクション", over: "終了",
@@ -29,7 +29,7 @@ export function drawProcedure(host, encounter, lang) {
   const byWho = new Map();
   for (const a of p.awaiting) {
     const who = a.combatant ? nameOf(encounter, a.combatant) : a.issuer === "gm" ? t(lang, "gm") : a.issuer;
-    byWho.set(who, [...(byWho.get(who) || []), a.command]);
+    byWho.set(who, [...(byWho.get(who) || []), commandWord(lang, a.command)]);
   }
   const awaiting = [...byWho].map(([who, commands]) => `${who}: ${commands.join(", ")}`);
   host.replaceChildren(

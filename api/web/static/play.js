@@ -1,0 +1,171 @@
+// Play from the page: what the encounter awaits, turned into controls. The commands legal
+// now come from /playable with their body schemas (the ruleset's own declarations), so one
+// form builder serves every rule system; a hand die the rules wait for gets a die entry.
+
+import { command, get } from "./api.js";
+import { node } from "./dom.js";
+import { commandWord, playWord } from "./i18n.js";
+import { fieldControl } from "./playfields.js";
+import { drawHouseRules } from "./playrules.js";
+
+const PLAYABLE = "/v1/encounters/{encounter_id}/playable";
+// Setup, not play: a combatant joins with a whole sheet (the demos and the API do that).
+const NOT_PLAYED_HERE = new Set(["JoinCombatant", "EnterDie"]);
+// The fields that say who acts: filled from the awaited combatant, not asked.
+const ACTOR_FIELDS = ["combatant_id", "unit_id"];
+
+export async function loadPlayable(page, say) {
+  page.playable = null;
+  if (!page.offers.has(PLAYABLE)) return;
+  try {
+    page.playable = await get(`/v1/encounters/${page.id}/playable`);
+  } catch (error) {
+    say(error.message);
+  }
+}
+
+function nameOf(encounter, id) {
+  const found = encounter.combatants.find((c) => c.combatant_id === id);
+  return found ? found.name : id;
+}
+
+/** Draw the play panel into `host`; `ctx`: {page, say, pick, done}. */
+export function drawPlay(host, ctx) {
+  const { page } = ctx;
+  const lang = page.lang;
+  const live = page.live;
+  const shownLive = page.shown && page.shown.version === live.version;
+  const parts = [];
+  if (!shownLive) parts.push(node("p", { class: "note" }, playWord(lang, "playAtLive")));
+  else if (live.ended) parts.push(node("p", { class: "note" }, playWord(lang, "ended")));
+  else {
+    if (live.awaited_die) parts.push(dieEntry(live.awaited_die, ctx));
+    const mine = page.playable ? page.playable.commands.filter((c) => c.yours && !NOT_PLAYED_HERE.has(c.command)) : [];
+    if (!mine.length && !live.awaited_die) parts.push(node("p", { class: "note" }, playWord(lang, "nothingForYou")));
+    const byWho = new Map();
+    for (const c of mine) {
+      const who = c.combatant ? nameOf(live, c.combatant) : playWord(lang, "gm");
+      byWho.set(who, [...(byWho.get(who) || []), c]);
+    }
+    for (const [who, commands] of byWho) {
+      parts.push(node("h3", {}, who));
+      parts.push(node("div", { class: "play-buttons" }, ...commands.map((c) => commandButton(c, ctx, host))));
+    }
+  }
+  const slot = node("div", { class: "play-form", id: "play-form" });
+  parts.push(slot);
+  parts.push(drawHouseRules(page, ctx.say));
+  host.replaceChildren(...parts.filter(Boolean));
+  // A redraw at the same version (the stream catching up, a language switch of the rest)
+  // keeps the form being filled in; a new version drops it, as what is legal may change.
+  const open = page.playForm;
+  if (open && open.version === live.version && shownLive && !live.ended) {
+    slot.replaceChildren(open.form);
+    open.activate();
+  } else page.playForm = null;
+}
+
+function commandButton(legal, ctx, host) {
+  const lang = ctx.page.lang;
+  const button = node("button", { type: "button", "data-command": legal.command, "data-for": legal.combatant || "gm" }, commandWord(lang, legal.command));
+  button.addEventListener("click", () => openForm(legal, ctx, host));
+  return button;
+}
+
+/** The form of one command: its fields by type; a command with nothing to fill is one click. */
+function openForm(legal, ctx, host) {
+  const { page } = ctx;
+  const lang = page.lang;
+  const schema = legal.body_schema;
+  const props = schema.properties || {};
+  const required = new Set(schema.required || []);
+  const fixed = {};
+  for (const name of ACTOR_FIELDS) if (name in props && legal.combatant) fixed[name] = legal.combatant;
+  const asked = Object.keys(props).filter((name) => !(name in fixed));
+  if (!asked.length) {
+    send({ command: legal.command, ...fixed }, ctx);
+    return;
+  }
+  const acting = page.live.combatants.find((c) => c.combatant_id === legal.combatant) || null;
+  let answering = null; // the square field the board's clicks fill now
+  const pick = (onSquare) => {
+    answering = onSquare;
+    ctx.pick(onSquare);
+  };
+  const fieldCtx = { id: `play-${legal.command}`, lang, encounter: page.live, acting, root: schema, pick };
+  const controls = asked.map((name) => [name, fieldControl(name, props[name], required.has(name), fieldCtx)]);
+  const form = node(
+    "form", { class: "play-command", "data-command": legal.command, "aria-label": commandWord(lang, legal.command) },
+    node("h4", {}, `${commandWord(lang, legal.command)}${acting ? ` — ${acting.name}` : ""}`),
+    // The docstring is English: shown to an English table only.
+    schema.description && lang !== "ja" ? node("p", { class: "hint" }, schema.description.split("\n")[0]) : null,
+    ...controls.map(([, c]) => c.element),
+    node("button", { type: "submit" }, playWord(lang, "send")),
+  );
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    const body = { command: legal.command, ...fixed };
+    try {
+      for (const [name, control] of controls) {
+        const value = control.read();
+        if (value !== undefined) body[name] = value;
+      }
+    } catch {
+      ctx.say(playWord(lang, "badJson"));
+      return;
+    }
+    send(body, ctx);
+  });
+  host.querySelector("#play-form").replaceChildren(form);
+  // The board answers the first square field until another's "pick" button is pressed.
+  const picking = controls.find(([, c]) => c.activate);
+  if (picking) picking[1].activate();
+  page.playForm = { form, version: page.live.version, activate: () => answering && ctx.pick(answering) };
+  const first = form.querySelector("input, select, textarea");
+  if (first) first.focus();
+}
+
+function dieEntry(die, ctx) {
+  const lang = ctx.page.lang;
+  const text = lang === "ja" ? die.text_ja : die.text_en;
+  const face = node("input", { id: "die-face", type: "number", min: 1, max: die.sides, step: 1, required: "" });
+  const form = node(
+    "form", { class: "die-entry", "aria-label": playWord(lang, "enterDie") },
+    node("p", {}, `${playWord(lang, "dieAwaited")}: ${text}`),
+    node("label", { for: "die-face" }, `${playWord(lang, "face")} (1–${die.sides})`), face,
+    node("button", { type: "submit" }, playWord(lang, "enterDie")),
+  );
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    send({ command: "EnterDie", faces: [Number(face.value)] }, ctx);
+  });
+  return form;
+}
+
+async function send(body, ctx) {
+  const { page } = ctx;
+  try {
+    await command(page.id, page.live.version, body);
+    ctx.say(`${playWord(page.lang, "sent")}: ${commandWord(page.lang, body.command)}`);
+    ctx.done();
+  } catch (error) {
+    ctx.say(error.message);
+  }
+}
+
+/**
+ * A token clicked while a form asks for a combatant (a target, a defender…): the first such
+ * select takes the combatant on that square. True when one was picked.
+ */
+export function pickCombatant(host, encounter, at) {
+  const select = host.querySelector("form.play-command select[data-kind=combatant]");
+  if (!select) return false;
+  const here = encounter.combatants.find((c) => {
+    const p = (c.status && (c.status.position || c.status.cell)) || (c.sheet && (c.sheet.position || c.sheet.cell));
+    return p && p.x === at.x && p.y === at.y;
+  });
+  if (!here || ![...select.options].some((o) => o.value === here.combatant_id)) return false;
+  select.value = here.combatant_id;
+  select.dispatchEvent(new Event("change"));
+  return true;
+}

@@ -1,0 +1,65 @@
+"""What the table page plays from: given a fight after initiative, the commands legal now
+come with their body schemas, and each says whether this caller may issue it (GD-TURN-1: the
+acting combatant's controller, or the GM)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from tests.api.conftest import open_campaign
+from tests.api.fight import Fight, join
+from tests.api.roster import ok
+from tests.unit.encounter.table import sheet
+
+pytestmark = pytest.mark.postgres
+
+
+@pytest.fixture
+def fight(client: TestClient) -> Fight:
+    """aoi's ace acts first; the GM's grunt waits its turn."""
+    campaign = open_campaign(client)
+    tokens = {"aoi": campaign.token_for("aoi"), "mio": campaign.token_for("mio", role="viewer")}
+    opened = campaign.post(
+        f"/v1/campaigns/{campaign.id}/encounters",
+        json={"battle_map": {"width": 12, "height": 12}},
+    )
+    fight = Fight(campaign, ok(opened, 201)["id"], tokens)
+    join(fight, "ace", "aoi", "pc", sheet(1, 1, reaction=30))
+    join(fight, "grunt", "gm", "enemy", sheet(5, 5, reaction=1))
+    ok(fight.command({"command": "RollInitiative"}))
+    return fight
+
+
+def playable(fight: Fight, by: str) -> dict[str, Any]:
+    answer: dict[str, Any] = ok(fight.get("/playable", by=by))
+    return answer
+
+
+def test_the_acting_players_commands_are_theirs_and_the_gms_are_not(fight: Fight) -> None:
+    seen = playable(fight, "aoi")
+    mine = {c["command"] for c in seen["commands"] if c["yours"]}
+    assert "Cleanup" in mine
+    assert all(c["combatant"] == "ace" for c in seen["commands"] if c["yours"])
+    assert "EndCombat" not in mine  # GD-END: the GM records the end
+    gm = playable(fight, "gm")
+    assert all(c["yours"] for c in gm["commands"])
+    assert {c["command"] for c in gm["commands"]} == {c["command"] for c in seen["commands"]}
+
+
+def test_a_viewer_may_issue_nothing(fight: Fight) -> None:
+    assert not any(c["yours"] for c in playable(fight, "mio")["commands"])
+
+
+def test_each_command_carries_its_body_schema_without_the_dice_fields(fight: Fight) -> None:
+    gm = playable(fight, "gm")
+    end = next(c for c in gm["commands"] if c["command"] == "EndCombat")
+    schema = end["body_schema"]
+    assert schema["properties"]["clause"]["enum"] == ["GD-END-1", "GD-END-2", "GD-END-3"]
+    assert set(schema["required"]) == {"clause", "reason"}  # `command` is the tag
+    assert "hand_faces" not in schema["properties"]
+    assert gm["ruleset_id"] == "glorious_drive"
+    assert gm["version"] == fight.get().json()["version"]
+    assert "faint_rule" in gm["options_schema"]["properties"]

@@ -1,0 +1,335 @@
+"""Play a fight from the table page alone (issue 19 item 3): the page turns what the
+encounter awaits into controls built from the commands' JSON schemas, and the test only
+clicks and fills them. The fight is set up over HTTP as the demos do (tests/e2e/demo.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from infra.demo import DemoTable, open_table
+from infra.demo_ak import COMBATANTS as AK_COMBATANTS
+from infra.demo_wz import COMBATANTS as WZ_COMBATANTS
+from infra.demo_wz import DECLARED as WZ_DECLARED
+from tests.e2e.conftest import LiveServer
+from tests.e2e.crew_demo import fight_a_little, open_crew_fight
+from tests.e2e.demo import DemoFight, open_demo
+from tests.e2e.test_table_page import ARTIFACTS, CHROMIUM
+
+pytestmark = [
+    pytest.mark.e2e,
+    pytest.mark.postgres,
+    pytest.mark.slow,
+    pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian's chromium is not installed"),
+]
+UNLABELLED = """() => [...document.querySelectorAll('#play input, #play select, #play textarea')]
+  .filter((el) => el.labels.length === 0 && !el.getAttribute('aria-label')).map((el) => el.id)"""
+sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
+
+
+@pytest.fixture
+def browser(live_server: LiveServer) -> Iterator[Any]:
+    with sync_api.sync_playwright() as playwright:
+        launched = playwright.chromium.launch(
+            executable_path=str(CHROMIUM),
+            args=["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"],
+        )
+        try:
+            yield launched
+        finally:
+            launched.close()
+
+
+class Table:
+    """One browser tab at the table, signed in with a token: it only clicks and fills."""
+
+    def __init__(self, browser: Any, live_server: LiveServer, encounter: str, token: str) -> None:
+        self.context = browser.new_context(viewport={"width": 1280, "height": 1000})
+        self.page = self.context.new_page()
+        self.errors: list[str] = []
+        self.page.on("pageerror", lambda e: self.errors.append(str(e)))
+        self.page.goto(f"{live_server.base_url}/table/encounters/{encounter}")
+        self.page.get_by_label("Token").fill(token)
+        self.page.get_by_role("button", name="Open").click()
+        self.page.wait_for_selector("#board svg")
+        self.page.wait_for_selector("#play button, #play .note")
+
+    def version(self) -> int:
+        return int(self.page.locator("#board svg").get_attribute("data-version"))
+
+    def awaited(self) -> str:
+        return str(self.page.locator("#play").inner_text())
+
+    def button(self, command: str, who: str = "gm") -> Any:
+        return self.page.locator(f'#play button[data-command="{command}"][data-for="{who}"]')
+
+    def click(self, command: str, who: str = "gm") -> None:
+        """A command with nothing to fill in: one click sends it."""
+        before = self.version()
+        self.button(command, who).click()
+        self.settled(before)
+
+    def open(self, command: str, who: str = "gm") -> Any:
+        self.button(command, who).click()
+        form = self.page.locator(f'#play form.play-command[data-command="{command}"]')
+        form.wait_for()
+        return form
+
+    def send(self, form: Any) -> None:
+        before = self.version()
+        form.get_by_role("button", name="Send").click()
+        self.settled(before)
+
+    def settled(self, before: int) -> None:
+        """The board and the play panel have caught up with the command just sent."""
+        try:
+            self.page.wait_for_function(
+                f"() => Number(document.querySelector('#board svg').dataset.version) > {before}",
+                timeout=15_000,
+            )
+        except sync_api.TimeoutError as error:
+            said = self.page.locator("#status").inner_text()
+            raise AssertionError(f"no new version; the page says: {said}") from error
+        self.page.wait_for_timeout(300)
+
+    def square(self, x: int, y: int) -> None:
+        """Click the middle of square (x, y) on the board."""
+        cell = self.page.locator(f'#board rect[data-square="{x},{y}"]')
+        box = cell.bounding_box()
+        self.page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+
+
+def _hp(fight: DemoFight, combatant: str) -> int:
+    found = next(c for c in fight.state()["combatants"] if c["combatant_id"] == combatant)
+    return int(found["status"]["hp"])
+
+
+def test_a_glorious_drive_fight_is_played_from_the_page(
+    browser: Any, live_server: LiveServer
+) -> None:
+    fight = open_demo(live_server.client)
+    gm = Table(browser, live_server, fight.id, fight.gm)
+
+    # The house rules: those in force are listed; the GM sets the campaign's from a form.
+    rules = gm.page.locator("#play details.house-rules")
+    rules.locator("summary").click()
+    assert "floor" in rules.locator("dl").inner_text()
+    rules.locator('[data-field="piloting_rounding"]').select_option("ceil")
+    rules.get_by_role("button", name="Set the campaign's house rules (GM)").click()
+    gm.page.locator("#status", has_text="House rules saved.").wait_for()
+    campaign = live_server.client.get(
+        f"/v1/campaigns/{fight.campaign_id}", headers={"Authorization": f"Bearer {fight.gm}"}
+    )
+    assert campaign.json()["options"]["piloting_rounding"] == "ceil"
+
+    # Given four combatants in, the GM's one control is the roll of initiative.
+    gm.click("RollInitiative")
+    assert "ace" in gm.page.locator("#procedure").inner_text()
+
+    # ace cleans up, then moves along squares clicked on the board.
+    gm.click("Cleanup", "ace")
+    move = gm.open("Move", "ace")
+    gm.square(2, 1)
+    gm.square(3, 1)
+    assert move.locator('output[data-field="path"]').inner_text() == "2,1 → 3,1"
+    gm.send(move)
+    state = fight.state()
+    ace = next(c for c in state["combatants"] if c["combatant_id"] == "ace")
+    assert (ace["status"]["position"]["x"], ace["status"]["position"]["y"]) == (3, 1)
+
+    # ace shoots the grunt, its token clicked on the board (the select of names says so);
+    # the grunt's controller (the GM) takes the hit.
+    attack = gm.open("DeclareAttack", "ace")
+    gm.square(4, 1)
+    assert attack.get_by_label("Target").input_value() == "grunt"
+    gm.send(attack)
+    hp_before = _hp(fight, "grunt")
+    gm.click("TakeHit", "grunt")
+    assert _hp(fight, "grunt") < hp_before
+    # A player's tab offers only what is theirs: kai plays wing's turn from it.
+    kai = Table(browser, live_server, fight.id, fight.tokens["kai"])
+    assert kai.button("Cleanup", "wing").count() == 1
+    assert kai.page.locator('#play button[data-for="gm"]').count() == 0
+    assert kai.page.locator('#play button[data-for="grunt"]').count() == 0
+    kai.click("Cleanup", "wing")
+    kai.send(kai.open("ForgoAction", "wing"))
+    kai.context.close()
+
+    # The GM plays the enemies' turns: each cleans up and passes.
+    gm.page.wait_for_selector('#play button[data-command="Cleanup"][data-for="grunt"]')
+    for who in ("grunt", "kou"):
+        gm.click("Cleanup", who)
+        gm.send(gm.open("ForgoAction", who))
+
+    # Turn 2 begins with a new initiative; then the GM ends the fight by a clause from a list.
+    gm.click("RollInitiative")
+    assert "Turn 2" in gm.page.locator("#procedure").inner_text()
+    end = gm.open("EndCombat")
+    end.get_by_label("Clause").select_option("GD-END-1")
+    end.get_by_label("Reason").fill("everyone still standing agrees to stop")
+    gm.send(end)
+    assert fight.state()["ended"]
+    assert "Combat over" in gm.awaited()
+    gm.page.screenshot(path=str(ARTIFACTS / "table-play-gd.png"), full_page=True)
+    assert gm.page.evaluate(UNLABELLED) == []
+    assert gm.errors == []
+
+
+def _offered(table: Table) -> list[tuple[str, str]]:
+    """The commands the play panel offers now, as (command, for whom)."""
+    found = table.page.locator("#play button[data-command]")
+    return [(b.get_attribute("data-command"), b.get_attribute("data-for")) for b in found.all()]
+
+
+def _field(form: Any, name: str) -> Any:
+    return form.locator(f'[data-field="{name}"]')
+
+
+def test_a_wizardry_round_is_played_from_the_page(browser: Any, live_server: LiveServer) -> None:
+    wz = DemoTable(live_server.client)
+    open_table(wz, "迷宮", "wizardry_round", {}, WZ_COMBATANTS)
+    gm = Table(browser, live_server, wz.encounter, wz.tokens["gm"])
+
+    surprise = gm.open("ResolveSurprise")
+    _field(surprise, "note").fill("both sides saw each other")
+    gm.send(surprise)
+    for _ in range(40):
+        procedure = wz.state()["procedure"]
+        if procedure["turn"] == 2:
+            break
+        offered = dict(_offered(gm))
+        phase = procedure["phase"]
+        if phase == "declaration":
+            who = next(w for c, w in _offered(gm) if c == "Declare")
+            form = gm.open("Declare", who)
+            _field(form, "form").select_option("c")
+            _field(form, "full").fill("attack")
+            _field(form, "ini").fill(str(WZ_DECLARED[who]["ini"]))
+            gm.send(form)
+        elif phase == "initiative":
+            form = gm.open("RollInitiative")
+            _field(form, "representative").select_option(label="戦士 (Fighter)")
+            gm.send(form)
+        elif phase == "action":
+            # WZ-8: the actor's check by the server's dice, the GM's ruling, then the act.
+            who = offered["Act"]
+            check = gm.open("RollCheck", who)
+            _field(check, "expression").fill("1D20")
+            gm.send(check)
+            ruling = gm.open("RuleCheck")
+            _field(ruling, "success").check()
+            _field(ruling, "outcome").fill("the blow lands")
+            gm.send(ruling)
+            gm.send(gm.open("Act", who))
+        else:
+            gm.click("EndPhase")
+    assert wz.state()["procedure"]["turn"] == 2, wz.state()["procedure"]
+    kinds = [e["type"] for e in wz.call("GET", f"/v1/encounters/{wz.encounter}/events")["events"]]
+    assert kinds.count("wz.ActionTaken") == 4, kinds  # all four acted in round 1
+    assert kinds.count("wz.CheckRuled") == 4, kinds
+    assert gm.errors == []
+
+
+def test_an_armor_knights_turn_is_played_from_the_page(
+    browser: Any, live_server: LiveServer
+) -> None:
+    ak = DemoTable(live_server.client)
+    open_table(ak, "決闘", "armor_knights", {"width": 8, "height": 3}, AK_COMBATANTS)
+    gm = Table(browser, live_server, ak.encounter, ak.tokens["gm"])
+    assert gm.page.locator('#board g[data-combatant="red"]').count() == 1
+
+    gm.click("RollFirstMove")
+    acting = ak.state()["procedure"]["acting"]
+    other = "blue" if acting == "red" else "red"
+    here = next(c for c in ak.state()["combatants"] if c["combatant_id"] == acting)
+    x = here["status"]["cell"]["x"]
+    way = 1 if acting == "red" else -1
+    start = gm.open("StartMove", acting)
+    start.locator('[data-pick="f_steps"]').click()  # the F move (AK-MOV-1), not the M move
+    gm.square(x + way, 1)
+    gm.square(x + 2 * way, 1)
+    gm.send(start)
+    advance = gm.open("AdvanceMove", acting)
+    _field(advance, "steps").fill("2")
+    gm.send(advance)
+    attack = gm.open("DeclareAttack", acting)
+    assert _field(attack, "weapon").input_value() == "rifle"  # from the sheet
+    gm.send(attack)
+    if gm.button("Evade", other).count():
+        gm.click("Evade", other)
+    ruling = gm.open("ResolveAttack")
+    _field(ruling, "hit").check()
+    _field(ruling, "reason").fill("GM: the rifle hits")
+    gm.send(ruling)
+    gm.click("EndPhase", acting)
+    assert ak.state()["procedure"]["acting"] == other
+    kinds = [e["type"] for e in ak.call("GET", f"/v1/encounters/{ak.encounter}/events")["events"]]
+    assert any("Attack" in k for k in kinds), kinds
+    assert gm.errors == []
+
+
+def test_hand_dice_are_entered_from_the_page_one_at_a_time(
+    browser: Any, live_server: LiveServer
+) -> None:
+    fight = open_demo(live_server.client, dice="hand")
+    gm = Table(browser, live_server, fight.id, fight.gm)
+    before = gm.version()
+    gm.button("RollInitiative").click()
+    gm.settled(before)
+    # Each die the rules wait for is asked by name and rule; the GM types the face.
+    entered = 0
+    while fight.state().get("awaited_die"):
+        die = fight.state()["awaited_die"]
+        entry = gm.page.locator("#play form.die-entry")
+        assert die["text_en"] in entry.inner_text()
+        assert entry.get_by_label("Face").get_attribute("max") == str(die["sides"])
+        entry.get_by_label("Face").fill("4")
+        before = gm.version()
+        entry.get_by_role("button", name="Enter the die").click()
+        gm.settled(before)
+        entered += 1
+    assert entered == 4  # one 1D6 per combatant (GD-INIT-1)
+    assert fight.state()["procedure"]["phase"] == "main_action"
+    gm.page.get_by_label("Language").select_option("ja")
+    assert "クリンナップ" in gm.awaited()
+    assert "Cleanup" not in gm.awaited()
+    gm.page.set_viewport_size({"width": 375, "height": 800})
+    gm.open("Move", "ace")
+    gm.page.wait_for_timeout(200)
+    assert gm.page.evaluate("() => document.documentElement.scrollWidth") <= 375
+    gm.page.screenshot(path=str(ARTIFACTS / "table-play-phone-ja.png"), full_page=True)
+    assert gm.errors == []
+
+
+def test_a_crewed_assault_core_is_named_never_shown_by_its_uuid(
+    browser: Any, live_server: LiveServer
+) -> None:
+    crew = open_crew_fight(live_server.client)
+    fight_a_little(crew)
+    gm = Table(browser, live_server, crew.fight.id, crew.fight.gm)
+    log = gm.page.locator("#log").inner_text()
+    assert crew.unit in {c["combatant_id"] for c in crew.fight.state()["combatants"]}
+    for where in (log, gm.page.locator("#procedure").inner_text(), gm.awaited()):
+        assert crew.unit not in where
+    assert gm.errors == []
+
+
+def test_a_japanese_table_reads_every_play_label_in_japanese(
+    browser: Any, live_server: LiveServer
+) -> None:
+    fight = open_demo(live_server.client)
+    gm = Table(browser, live_server, fight.id, fight.gm)
+    gm.page.get_by_label("Language").select_option("ja")
+    gm.click("RollInitiative")
+    gm.click("Cleanup", "ace")
+    gm.open("DeclareAttack", "ace")
+    gm.page.locator("#play details.house-rules summary").click()
+    labels = gm.page.locator("#play label, #play button, #play summary, #play dt").all_inner_texts()
+    english = [text for text in labels if text.isascii() and any(c.isalpha() for c in text)]
+    assert english == [], english
+    assert "対象" in labels, labels
+    assert "気絶の判定（GD-INJ-1a）" in labels, labels
+    assert gm.errors == []
