@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 
 from infra.demo import DemoTable, open_table
-from infra.demo_ak import COMBATANTS as AK_COMBATANTS
-from infra.demo_wz import COMBATANTS as WZ_COMBATANTS
-from infra.demo_wz import DECLARED as WZ_DECLARED
+from infra.demo.ak import COMBATANTS as AK_COMBATANTS
+from infra.demo.wz import COMBATANTS as WZ_COMBATANTS
+from infra.demo.wz import DECLARED as WZ_DECLARED
 from tests.e2e.conftest import LiveServer
 from tests.e2e.crew_demo import fight_a_little, open_crew_fight
 from tests.e2e.demo import DemoFight, open_demo
