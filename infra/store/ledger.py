@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import logging
+import threading
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -91,12 +92,33 @@ class Shard:
     the one-machine default, else the shard's own cluster (`url`, docs/scaling.md)."""
 
     def __init__(
-        self, datastore: PostgresDatastore, tables: ShardTables, *, url: str | None = None
+        self,
+        datastore: PostgresDatastore,
+        tables: ShardTables,
+        *,
+        url: str | None = None,
+        lazy: bool = False,
     ) -> None:
         self.datastore = datastore
         self.tables = tables
         self.url = url  # for the projector's and the append watch's own connections
-        self.recorder = SenkiRecorder(datastore, tables=tables)
+        self._recorder: SenkiRecorder | None = None
+        self._building = threading.Lock()
+        if not lazy:
+            self._recorder = SenkiRecorder(datastore, tables=tables)
+
+    @property
+    def recorder(self) -> SenkiRecorder:
+        """The library's recorder, which asks the database about its types when it is built:
+        a shard on a cluster of its own builds it on first use, so a cluster that is down
+        when the process starts fails only its own requests (503), not the start."""
+        recorder = self._recorder
+        if recorder is None:
+            with self._building:
+                if self._recorder is None:
+                    self._recorder = SenkiRecorder(self.datastore, tables=self.tables)
+                recorder = self._recorder
+        return recorder
 
     def table(self, name: str) -> SQL:
         return SQL("{0}.{1}").format(Identifier(SCHEMA), Identifier(name))  # type: ignore[return-value]
@@ -468,7 +490,7 @@ def open_ledger(
         home.shards = on[url]  # shards on the home cluster: named when it is down too
     return Ledger(
         [
-            Shard(stores[shard_url], ShardTables(index), url=shard_url)
+            Shard(stores[shard_url], ShardTables(index), url=shard_url, lazy=shard_url != url)
             for index, shard_url in enumerate(shard_urls)
         ],
         PydanticMapper(registry),

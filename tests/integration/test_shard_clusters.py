@@ -210,6 +210,9 @@ def test_a_stopped_shard_cluster_stops_only_its_own_campaigns_and_catches_up_aft
     client: TestClient,
     campaigns: dict[int, Campaign],
 ) -> None:
+    # Live read models first: a generation built from nothing goes live only once it has
+    # seen every shard's head, which a down shard cannot show.
+    project_until_caught_up(deployment.home_app, runtime.ledger)
     stop = threading.Event()
     projector = Projector(
         deployment.home_app, runtime.ledger, PROJECTIONS, ProjectorOptions(poll_s=0.2)
@@ -240,6 +243,14 @@ def test_a_stopped_shard_cluster_stops_only_its_own_campaigns_and_catches_up_aft
             "status": "degraded",
             "shards": [{"shard": 0, "status": "ok"}, {"shard": 1, "status": "unavailable"}],
         }
+        # A process started during the outage serves too (a new pod, a restarted one).
+        fresh = bootstrap.start(deployment.settings())
+        try:
+            with TestClient(create_app(lambda: fresh, lambda _: None)) as late:
+                assert ok(late.get(f"/v1/campaigns/{healthy.id}", headers=auth(healthy.gm)))
+                assert late.get("/readyz").json()["status"] == "degraded"
+        finally:
+            fresh.close()
         # The projector keeps projecting shard 0 while shard 1 is down.
         head0 = runtime.ledger.head(shard=0).position
         assert wait_until(lambda: tracked(deployment).get(0) == head0), "shard 0 projected"
