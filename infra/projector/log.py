@@ -98,6 +98,11 @@ def _query(shard: int, skip: tuple[str, ...]) -> bytes:
     skipped topics are a constant in the statement, not a parameter: PostgreSQL (15 and
     later) then looks each row's topic up in a hash of them rather than comparing it with
     every one, in the generic plan of the prepared statement too.
+
+    Copies a campaign move wrote here (`events_N_copies`, infra/sql/move.sql) are left out
+    too: their originals on the old shard were projected already (once, exactly), so the
+    read models take a moved stream's history from where it was written and its new events
+    from here. The copies table is small (one row per moved stream): a hashed anti-join.
     """
     topics = sql.Literal(text_array(skip)).as_string().replace("%", "%%")  # not a placeholder
     return (
@@ -105,9 +110,15 @@ def _query(shard: int, skip: tuple[str, ...]) -> bytes:
             "SELECT e.notification_id, e.originator_id, e.originator_version, e.topic, e.state, "
             "h.head FROM (SELECT max(notification_id) AS head FROM {t}) h "
             "LEFT JOIN {t} e ON e.notification_id > %s AND e.notification_id <= %s "
-            "AND e.topic <> ALL(<skip>::text[]) ORDER BY e.notification_id"
+            "AND e.topic <> ALL(<skip>::text[]) AND NOT EXISTS (SELECT 1 FROM {c} c "
+            "WHERE c.stream_id = e.originator_id "
+            "AND (c.upto_version IS NULL OR e.originator_version <= c.upto_version)) "
+            "ORDER BY e.notification_id"
         )
-        .format(t=sql.Identifier(SCHEMA, ShardTables(shard).events))
+        .format(
+            t=sql.Identifier(SCHEMA, ShardTables(shard).events),
+            c=sql.Identifier(SCHEMA, f"{ShardTables(shard).events}_copies"),
+        )
         .as_string()
         .replace("<skip>", topics)
         .encode()

@@ -1,0 +1,310 @@
+"""Moving a campaign to another shard (issue #18): `senki campaigns move <id> --to <shard>`.
+
+Given a campaign played on one shard of a two-shard log, when it is moved, then every one of
+its streams is on the other shard with the same events in the same order (chained there at
+new positions), the directory names the new shard, the old shard refuses appends to them,
+both chains verify, retried requests find their first answers, commands sent while it moves
+are all kept exactly once, and the read models equal a rebuild. Interrupted at any step, the
+move runs again from where it stopped.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+from uuid import UUID
+
+import psycopg
+import pytest
+from fastapi.testclient import TestClient
+from typer.testing import CliRunner
+
+from api.app import create_app
+from infra import bootstrap
+from infra.cli import app as cli_app
+from infra.services.executor import Idempotency
+from infra.store.ledger import StreamMoved, StreamWrite
+from infra.store.move import STEPS, MoveRefused, move_campaign
+from projections.catalog import PROJECTIONS
+from tests.api.conftest import auth, key
+from tests.api.roster import ok
+from tests.integration.test_projector import rebuilt_from_scratch
+from tests.integration.test_sharding import play_a_campaign, settings
+from tests.support import databases
+from tests.support.databases import APP_ROLE
+from tests.support.readside import project_until_caught_up, snapshot
+
+pytestmark = [pytest.mark.postgres, pytest.mark.slow]
+SHARDS = 2
+
+
+@dataclass
+class Table:
+    """A two-shard deployment with one campaign played on it."""
+
+    runtime: bootstrap.Runtime
+    client: TestClient
+    app_url: str
+    owner_url: str
+    campaign: str
+    gm: str
+    streams: set[str]
+    roll_logs: list[UUID] = field(default_factory=list)
+
+    @property
+    def source(self) -> int:
+        return self.runtime.ledger.placements.lookup(UUID(self.campaign))
+
+    def roll(self, log: UUID, idem: str | None = None) -> dict[str, Any]:
+        answer: dict[str, Any] = self.runtime.roll_logs.roll(
+            log, "2D6", by="gm", idempotency=Idempotency(idem or str(uuid.uuid4()), "fp")
+        )
+        return answer
+
+
+@pytest.fixture
+def table(pg_server: databases.TestServer) -> Iterator[Table]:
+    with pg_server.fresh_database(shards=SHARDS) as name:
+        app_url, owner_url = pg_server.url(name, user=APP_ROLE), pg_server.url(name)
+        runtime = bootstrap.start(settings(app_url, SHARDS))
+        try:
+            with TestClient(create_app(lambda: runtime, lambda _: None)) as client:
+                campaign, streams = play_a_campaign(client, "引越")
+                found = Table(runtime, client, app_url, owner_url, campaign.id, campaign.gm, streams)
+                for _ in range(2):
+                    rolled = ok(
+                        campaign.post(
+                            f"/v1/campaigns/{campaign.id}/rolls", json={"expression": "1D6"}
+                        ),
+                        201,
+                    )
+                    found.roll_logs.append(UUID(rolled["roll_log"]["id"]))
+                found.streams |= {str(log) for log in found.roll_logs}
+                yield found
+        finally:
+            runtime.close()
+
+
+def events_of(owner_url: str, shard: int, stream: str) -> list[tuple[int, str, bytes]]:
+    with psycopg.connect(owner_url) as conn:
+        rows = conn.execute(
+            f"SELECT originator_version, topic, state FROM senki.events_{shard} "
+            "WHERE originator_id = %s ORDER BY originator_version",
+            (stream,),
+        ).fetchall()
+    return [(int(v), str(t), bytes(s)) for v, t, s in rows]
+
+
+def relocations(owner_url: str) -> list[tuple[str, int]]:
+    with psycopg.connect(owner_url) as conn:
+        rows = conn.execute("SELECT stream_id, shard FROM senki.relocations").fetchall()
+    return sorted((str(s), int(t)) for s, t in rows)
+
+
+def test_a_moved_campaign_lives_on_its_new_shard_and_the_old_copy_is_fenced(
+    table: Table,
+) -> None:
+    source = table.source
+    target = 1 - source
+    before = {s: events_of(table.owner_url, source, s) for s in table.streams}
+    log = table.roll_logs[0]
+    # Another API process, which has the roll log's old placement cached.
+    stale = bootstrap.start(settings(table.app_url, SHARDS))
+    assert stale.ledger.shard_of(log) == source
+
+    report = move_campaign(table.runtime.ledger, UUID(table.campaign), target)
+
+    assert report.streams == len(table.streams)
+    assert report.events_copied == sum(len(e) for e in before.values())
+    assert {s: events_of(table.owner_url, target, s) for s in table.streams} == before
+    assert relocations(table.owner_url) == sorted((s, target) for s in table.streams)
+    # The source keeps its rows (append-only) and both chains still verify.
+    assert {s: events_of(table.owner_url, source, s) for s in table.streams} == before
+    ledger = table.runtime.ledger
+    assert ledger.verify(shard=source).ok
+    assert ledger.verify(shard=target).ok
+    try:
+        # The old shard refuses an append to a moved stream, whatever a process has cached…
+        last = stale.ledger.read(log)[-1]
+        assert stale.ledger.shard_of(log) == source
+        with pytest.raises(StreamMoved, match="being moved"):
+            stale.ledger.append([StreamWrite(log, last.version, [last.event])])
+        # …and that process's next command finds the new shard and lands there.
+        rolled = stale.roll_logs.roll(log, "2D6", by="gm")
+    finally:
+        stale.close()
+    assert rolled["version"] == last.version + 1
+    assert len(events_of(table.owner_url, target, str(log))) == last.version + 1
+    assert len(events_of(table.owner_url, source, str(log))) == last.version
+    fresh = bootstrap.start(settings(table.app_url, SHARDS))
+    try:
+        with TestClient(create_app(lambda: fresh, lambda _: None)) as other:
+            got = other.get(f"/v1/roll-logs/{log}", headers=auth(table.gm))
+            opened = other.post(
+                f"/v1/campaigns/{table.campaign}/rolls",
+                headers=auth(table.gm) | key(),
+                json={"expression": "2D6"},
+            )
+        new_log = ok(opened, 201)["roll_log"]["id"]
+        assert fresh.ledger.placements.lookup(UUID(new_log)) == target
+    finally:
+        fresh.close()
+    assert ok(got)["version"] == last.version + 1
+    assert events_of(table.owner_url, target, new_log)
+    assert not events_of(table.owner_url, source, new_log)
+
+
+def test_a_second_run_finds_the_campaign_moved_and_changes_nothing(table: Table) -> None:
+    target = 1 - table.source
+    move_campaign(table.runtime.ledger, UUID(table.campaign), target)
+    moved = relocations(table.owner_url)
+    again = move_campaign(table.runtime.ledger, UUID(table.campaign), target)
+    assert again.already_there
+    assert relocations(table.owner_url) == moved
+
+
+def test_a_request_retried_after_the_move_gets_its_first_answer(table: Table) -> None:
+    log = table.roll_logs[0]
+    first = table.roll(log, idem="roll-before-the-move")
+    move_campaign(table.runtime.ledger, UUID(table.campaign), 1 - table.source)
+    again = table.roll(log, idem="roll-before-the-move")
+    assert again == first
+    assert len(events_of(table.owner_url, 1 - table.source, str(log))) == first["version"]
+
+
+@pytest.mark.parametrize("step", STEPS)
+def test_a_move_interrupted_at_any_step_resumes_when_run_again(table: Table, step: str) -> None:
+    source = table.source
+    target = 1 - source
+    before = {s: events_of(table.owner_url, source, s) for s in table.streams}
+
+    def interrupt(now: str) -> None:
+        if now == step:
+            raise KeyboardInterrupt(f"operator pressed ^C before {step}")
+
+    with pytest.raises(KeyboardInterrupt):
+        move_campaign(table.runtime.ledger, UUID(table.campaign), target, hook=interrupt)
+    assert table.source == source, "the placement switches only at the last step"
+    if STEPS.index(step) > STEPS.index("fence"):
+        # Fenced but not switched: a command is answered 503 and retried by its client.
+        with pytest.raises(StreamMoved):
+            table.roll(table.roll_logs[0])
+    move_campaign(table.runtime.ledger, UUID(table.campaign), target)
+
+    assert {s: events_of(table.owner_url, target, s) for s in table.streams} == before
+    assert relocations(table.owner_url) == sorted((s, target) for s in table.streams)
+    assert table.runtime.ledger.verify(shard=target).ok
+    assert table.roll(table.roll_logs[0])["version"] == len(before[str(table.roll_logs[0])]) + 1
+
+
+def test_moving_is_refused_when_it_cannot_be_done(table: Table) -> None:
+    ledger = table.runtime.ledger
+    with pytest.raises(MoveRefused, match="no shard 5"):
+        move_campaign(ledger, UUID(table.campaign), 5)
+    from domain.aggregate import NotFound
+
+    with pytest.raises(NotFound, match="no campaign"):
+        move_campaign(ledger, uuid.uuid4(), 0)
+    source = table.source
+    move_campaign(ledger, UUID(table.campaign), 1 - source)
+    with pytest.raises(MoveRefused, match="moved away from shard"):
+        move_campaign(ledger, UUID(table.campaign), source)
+
+
+def test_the_cli_moves_a_campaign_and_says_what_it_did(
+    table: Table, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.support.runtime import TEST_DICE_KEY
+
+    monkeypatch.setenv("SENKI_DATABASE_URL", table.app_url)
+    monkeypatch.setenv("SENKI_DICE_MASTER_KEY", TEST_DICE_KEY)
+    monkeypatch.setenv("SENKI_SHARDS", str(SHARDS))
+    runner = CliRunner()
+    target = 1 - table.source
+    moved = runner.invoke(cli_app, ["campaigns", "move", table.campaign, "--to", str(target)])
+    assert moved.exit_code == 0, moved.output
+    assert f"to shard {target}" in moved.output
+    assert f"{len(table.streams)} streams" in moved.output
+    again = runner.invoke(cli_app, ["campaigns", "move", table.campaign, "--to", str(target)])
+    assert "nothing to do" in again.output
+    bad = runner.invoke(cli_app, ["campaigns", "move", "not-an-id", "--to", "1"])
+    assert bad.exit_code == 2
+    assert "not a campaign id" in bad.output
+
+
+def test_commands_sent_while_the_campaign_moves_are_kept_exactly_once(table: Table) -> None:
+    """Threads keep rolling (each retrying a refused roll with its own key, as a client does
+    on a 503) while a campaign of about 2,000 events moves; every acknowledged roll is in the
+    log once, on the new shard."""
+    logs = table.roll_logs
+    for n in range(1000):
+        table.roll(logs[n % len(logs)])
+    source, target = table.source, 1 - table.source
+    acknowledged: dict[UUID, list[int]] = {log: [] for log in logs}
+    refused = [0]
+    moving = threading.Event()
+    stop = threading.Event()
+    during = [0]
+
+    def writer(log: UUID) -> None:
+        while not stop.is_set():
+            idem = str(uuid.uuid4())
+            while True:
+                try:
+                    answer = table.roll(log, idem)
+                    break
+                except StreamMoved:
+                    refused[0] += 1
+                    time.sleep(0.01)
+            acknowledged[log].append(int(answer["roll"]["roll_seq"]))
+            if moving.is_set():
+                during[0] += 1
+
+    threads = [threading.Thread(target=writer, args=(log,)) for log in logs for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    time.sleep(0.3)
+    total = sum(len(events_of(table.owner_url, source, s)) for s in table.streams)
+    moving.set()
+    report = move_campaign(table.runtime.ledger, UUID(table.campaign), target)
+    moving.clear()
+    time.sleep(0.3)
+    stop.set()
+    for thread in threads:
+        thread.join(30)
+    print(
+        f"\nmove of {total}+ events: {report.seconds:.2f} s, {report.events_copied} copied, "
+        f"{during[0]} rolls acknowledged during it, {refused[0]} refusals retried"
+    )
+    assert total >= 2000
+    for log in logs:
+        state, version = table.runtime.roll_logs.get(log)
+        seqs = [roll.roll_seq for roll in state.rolls]
+        assert len(seqs) == len(set(seqs)), "no roll is recorded twice"
+        assert set(acknowledged[log]) <= set(seqs), "every acknowledged roll is kept"
+        assert len(events_of(table.owner_url, target, str(log))) == version
+    assert table.runtime.ledger.verify(shard=target).ok
+    assert table.runtime.ledger.verify(shard=source).ok
+
+
+def test_read_models_after_a_move_equal_a_rebuild(table: Table) -> None:
+    ledger = table.runtime.ledger
+    for n in range(20):
+        table.roll(table.roll_logs[n % 2])
+    project_until_caught_up(table.app_url, ledger)
+    move_campaign(ledger, UUID(table.campaign), 1 - table.source)
+    for n in range(20):
+        table.roll(table.roll_logs[n % 2])
+    other = play_a_campaign(table.client, "隣")  # a campaign that stays where it is
+    assert other
+    project_until_caught_up(table.app_url, ledger)
+    live = {p.name: snapshot(table.app_url, p) for p in PROJECTIONS}
+    timeline = table.client.get(
+        f"/v1/campaigns/{table.campaign}/timeline", headers=auth(table.gm)
+    )
+    assert ok(timeline)["rows"]
+    assert rebuilt_from_scratch(table.app_url, ledger) == live
