@@ -50,9 +50,7 @@ def move(
 
     runtime = bootstrap.start(Settings())
     try:
-        report = move_campaign(
-            runtime.ledger, campaign_id, to, projector_wait_s=projector_wait
-        )
+        report = move_campaign(runtime.ledger, campaign_id, to, projector_wait_s=projector_wait)
     finally:
         runtime.close()
     if report.already_there:

@@ -38,14 +38,13 @@ from uuid import UUID
 
 from eventsourcing.persistence import StoredEvent
 from psycopg.sql import SQL, Identifier
-from psycopg.types.json import Jsonb
 
 from domain.aggregate import NotFound
 from infra.store.ledger import Ledger, Shard
 from infra.store.names import SCHEMA
 
 log = logging.getLogger("senki.store.move")
-STEPS = ("mark", "copy", "fence", "tail", "verify", "projector", "switch")
+STEPS = ("mark", "copy", "fence", "tail", "answers", "verify", "projector", "switch")
 Hook = Callable[[str], None]  # called with each step's name before it runs (tests interrupt)
 _BATCH = 500  # events per append on the target
 _SWEEPS = 3
@@ -103,7 +102,15 @@ def move_campaign(
             break
         for source in sorted(set(away.values())):
             streams = sorted(s for s, at in away.items() if at == source)
-            _move_group(ledger, streams, source, target, step, report, projector_wait_s)
+            _move_group(
+                ledger,
+                streams,
+                source=source,
+                target=target,
+                step=step,
+                report=report,
+                projector_wait_s=projector_wait_s,
+            )
             report.sources.add(source)
             report.streams += len(streams)
     else:
@@ -118,6 +125,7 @@ def move_campaign(
 def _move_group(
     ledger: Ledger,
     streams: Sequence[UUID],
+    *,
     source: int,
     target: int,
     step: Hook,
@@ -134,6 +142,7 @@ def _move_group(
     fence_position = _fence(src, streams, target)
     step("tail")
     report.events_copied += sum(_copy(src, dst, stream) for stream in streams)
+    step("answers")
     report.answers_copied += _copy_answers(src, dst, streams)
     step("verify")
     extents = _verify(ledger, src, dst, streams, target)
@@ -218,7 +227,8 @@ def _fence(src: Shard, streams: Sequence[UUID], target: int) -> int:
     moved = _table(src, "_moved")
     with src.datastore.transaction(commit=True) as cursor:
         cursor.execute(SQL("SET LOCAL lock_timeout = '10s'"))
-        cursor.execute(SQL("LOCK TABLE {0} IN EXCLUSIVE MODE").format(src.table(src.tables.write_lock)))
+        lock = src.table(src.tables.write_lock)
+        cursor.execute(SQL("LOCK TABLE {0} IN EXCLUSIVE MODE").format(lock))
         cursor.execute(SQL("SELECT coalesce(max(notification_id), 0) AS p FROM {0}").format(events))
         head = cursor.fetchone()
         position = int(head["p"]) if head else 0
@@ -245,23 +255,33 @@ def _copy_answers(src: Shard, dst: Shard, streams: Sequence[UUID]) -> int:
     the id of the stream it wrote); a key the target holds already is left as it is."""
     patterns = [f"%{stream}%" for stream in streams]
     select = SQL(
-        "SELECT key, fingerprint, response, recorded_at FROM {0} WHERE response::text LIKE ANY(%s)"
+        "SELECT key, fingerprint, response::text AS response, recorded_at FROM {0} "
+        "WHERE response::text LIKE ANY(%s)"
     ).format(src.table(src.tables.idempotency))
+    # One statement for them all: a move runs beside busy writers, and a round trip per
+    # answer would cost the fenced streams' clients a second per few hundred answers.
     insert = SQL(
-        "INSERT INTO {0} (key, fingerprint, response, recorded_at) VALUES (%s, %s, %s, %s) "
+        "INSERT INTO {0} (key, fingerprint, response, recorded_at) "
+        "SELECT k, f, r::jsonb, t FROM unnest(%s::text[], %s::text[], %s::text[], "
+        "%s::timestamptz[]) AS a(k, f, r, t) "
         "ON CONFLICT (key) DO NOTHING"
     ).format(dst.table(dst.tables.idempotency))
     with src.datastore.transaction(commit=False) as cursor:
         cursor.execute(select, (patterns,))
         rows = cursor.fetchall()
-    copied = 0
+    if not rows:
+        return 0
     with dst.datastore.transaction(commit=True) as cursor:
-        for row in rows:
-            cursor.execute(
-                insert, (row["key"], row["fingerprint"], Jsonb(row["response"]), row["recorded_at"])
-            )
-            copied += cursor.rowcount
-    return copied
+        cursor.execute(
+            insert,
+            (
+                [row["key"] for row in rows],
+                [row["fingerprint"] for row in rows],
+                [row["response"] for row in rows],  # as JSON text: never parsed here
+                [row["recorded_at"] for row in rows],
+            ),
+        )
+        return max(cursor.rowcount, 0)
 
 
 def _verify(

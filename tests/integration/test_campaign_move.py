@@ -10,6 +10,7 @@ move runs again from where it stopped.
 
 from __future__ import annotations
 
+import itertools
 import threading
 import time
 import uuid
@@ -74,7 +75,9 @@ def table(pg_server: databases.TestServer) -> Iterator[Table]:
         try:
             with TestClient(create_app(lambda: runtime, lambda _: None)) as client:
                 campaign, streams = play_a_campaign(client, "引越")
-                found = Table(runtime, client, app_url, owner_url, campaign.id, campaign.gm, streams)
+                found = Table(
+                    runtime, client, app_url, owner_url, campaign.id, campaign.gm, streams
+                )
                 for _ in range(2):
                     rolled = ok(
                         campaign.post(
@@ -241,7 +244,7 @@ def test_commands_sent_while_the_campaign_moves_are_kept_exactly_once(table: Tab
     on a 503) while a campaign of about 2,000 events moves; every acknowledged roll is in the
     log once, on the new shard."""
     logs = table.roll_logs
-    for n in range(1000):
+    for n in range(2000):
         table.roll(logs[n % len(logs)])
     source, target = table.source, 1 - table.source
     acknowledged: dict[UUID, list[int]] = {log: [] for log in logs}
@@ -270,7 +273,13 @@ def test_commands_sent_while_the_campaign_moves_are_kept_exactly_once(table: Tab
     time.sleep(0.3)
     total = sum(len(events_of(table.owner_url, source, s)) for s in table.streams)
     moving.set()
-    report = move_campaign(table.runtime.ledger, UUID(table.campaign), target)
+    marks: list[tuple[str, float]] = []
+    report = move_campaign(
+        table.runtime.ledger,
+        UUID(table.campaign),
+        target,
+        hook=lambda step: marks.append((step, time.monotonic())),
+    )
     moving.clear()
     time.sleep(0.3)
     stop.set()
@@ -278,7 +287,8 @@ def test_commands_sent_while_the_campaign_moves_are_kept_exactly_once(table: Tab
         thread.join(30)
     print(
         f"\nmove of {total}+ events: {report.seconds:.2f} s, {report.events_copied} copied, "
-        f"{during[0]} rolls acknowledged during it, {refused[0]} refusals retried"
+        f"{during[0]} rolls acknowledged during it, {refused[0]} refusals retried; steps: "
+        + ", ".join(f"{a} {b[1] - a_t:.2f}" for (a, a_t), b in itertools.pairwise(marks))
     )
     assert total >= 2000
     for log in logs:
@@ -303,8 +313,6 @@ def test_read_models_after_a_move_equal_a_rebuild(table: Table) -> None:
     assert other
     project_until_caught_up(table.app_url, ledger)
     live = {p.name: snapshot(table.app_url, p) for p in PROJECTIONS}
-    timeline = table.client.get(
-        f"/v1/campaigns/{table.campaign}/timeline", headers=auth(table.gm)
-    )
+    timeline = table.client.get(f"/v1/campaigns/{table.campaign}/timeline", headers=auth(table.gm))
     assert ok(timeline)["rows"]
     assert rebuilt_from_scratch(table.app_url, ledger) == live
