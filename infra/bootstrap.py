@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import threading
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -11,7 +12,13 @@ from typing import Any
 
 from psycopg_pool import ConnectionPool
 
-from api.ports import LivenessView, LogHeadView, ProjectionPositionView, Unavailable
+from api.ports import (
+    LivenessView,
+    LogHeadView,
+    ProjectionPositionView,
+    ShardReadiness,
+    Unavailable,
+)
 from domain.campaign.campaign import Campaign
 from domain.campaign.character import Character
 from domain.catalog import registry
@@ -33,9 +40,12 @@ from infra.services.units import UnitService
 from infra.services.visibility import VisibilityService
 from infra.services.watched_states import WatchedStates
 from infra.settings import Settings
+from infra.store.connect import ShardDatastore
 from infra.store.ledger import Ledger, is_unavailable, open_ledger
 from infra.store.migrate import SCHEMA_VERSION, migrate, schema_version
 from infra.store.snapshot_seal import derive_snapshot_key
+
+log = logging.getLogger("senki.bootstrap")
 
 
 class NotMigrated(RuntimeError):
@@ -68,7 +78,9 @@ class Runtime:
         self.campaigns = CampaignService(self.executor, self.dice_key, utc_now)
         # Token checks and sheet reads skip the database while no append is heard
         # (infra/services/watched_states.py).
-        self.append_watch = AppendWatch(self.urls.service, shards=len(self.ledger.shards))
+        self.append_watch = AppendWatch(
+            self.urls.service, shards=len(self.ledger.shards), shard_urls=self.urls.shards
+        )
         self.campaigns.access = WatchedStates[Campaign](self.append_watch)
         self.character_states = WatchedStates[Character](self.append_watch)
         self.disputes = DisputeService(self.executor, utc_now)
@@ -88,18 +100,34 @@ class Runtime:
         """Project the read models on a thread of this process (`serve`, embedded default)."""
         self.projector = BackgroundProjector(Projector(self.urls.service, self.ledger)).start()
 
-    def check_ready(self) -> None:
+    def check_ready(self) -> list[ShardReadiness] | None:
+        """The home database answers (else Unavailable); with a cluster per shard, how each
+        shard's cluster answers: a shard that is down leaves the pod ready (degraded)."""
         try:
-            self.ledger.head()
+            if not self.urls.shards:
+                self.ledger.head()
+                return None
+            with self.ledger.placements.datastore.transaction(commit=False) as cursor:
+                cursor.execute("SELECT 1")
         except Exception as error:
             if is_unavailable(error):
                 raise Unavailable("PostgreSQL does not answer; retry shortly") from error
             raise
+        answers: dict[int, bool] = {}  # one probe per cluster, however many shards it holds
+        report = []
+        for index, shard in enumerate(self.ledger.shards):
+            store = shard.datastore
+            if id(store) not in answers:
+                answers[id(store)] = not isinstance(store, ShardDatastore) or store.probe()
+            report.append(ShardReadiness(index, "ok" if answers[id(store)] else "unavailable"))
+        return report
 
     def reconnect(self) -> None:
         """After the embedded server came back: replace every pooled connection that died
         with it now, so the next requests (and /readyz) do not each find a dead one first."""
         pools: dict[int, ConnectionPool[Any]] = {id(self.read_models.pool): self.read_models.pool}
+        home = self.ledger.placements.datastore.pool
+        pools[id(home)] = home
         for shard in self.ledger.shards:
             pools[id(shard.datastore.pool)] = shard.datastore.pool  # shards may share one
         for pool in pools.values():
@@ -150,15 +178,17 @@ def start(settings: Settings | None = None) -> Runtime:
     urls = database.open()
     try:
         if settings.embedded:
-            migrate(urls.owner, app_role=settings.app_role, shards=settings.shards)
+            migrate(urls.owner, app_role=settings.app_role, shards=settings.shard_count())
         else:
             _require_schema(urls.service)
+            _require_shard_schemas(urls)
         ledger = open_ledger(
             urls.service,
             registry=registry,
-            shards=settings.shards,
+            shards=settings.shard_count(),
             pool_size=settings.pool_size,
             snapshot_key=derive_snapshot_key(dice_key),  # never stored in the database
+            shard_urls=urls.shards,
         )
         try:
             ledger.placements.check()  # shards can grow, never shrink: say so before serving
@@ -185,6 +215,26 @@ def _require_schema(url: str) -> None:
             f"the database schema is at {found or 'nothing'}, this Senki needs {SCHEMA_VERSION}: "
             "run `senki db migrate` (as the owning role) first"
         )
+
+
+def _require_shard_schemas(urls: DatabaseUrls) -> None:
+    """Each shard cluster must be migrated too; one that is down does not stop the start (its
+    campaigns answer 503 until it is back: failure confined to its shard, docs/scaling.md)."""
+    for url in dict.fromkeys(u for u in urls.shards if u != urls.service):
+        shards = [i for i, u in enumerate(urls.shards) if u == url]
+        try:
+            found = schema_version(url)
+        except Exception as error:
+            if not is_unavailable(error):
+                raise
+            log.warning("shard %s: cluster unreachable at start (%s)", shards, _first_line(error))
+            continue
+        if found is None or found < SCHEMA_VERSION:
+            raise NotMigrated(
+                f"shard {', '.join(map(str, shards))}: its cluster's schema is at "
+                f"{found or 'nothing'}, this Senki needs {SCHEMA_VERSION}: run `senki db migrate` "
+                "(with SENKI_SHARD_MIGRATION_URLS naming its owner role) first"
+            )
 
 
 def _first_line(error: BaseException) -> str:
