@@ -28,6 +28,7 @@ from api.app import create_app
 from infra import bootstrap
 from infra.cli import app as cli_app
 from infra.services.executor import Idempotency
+from infra.settings import Settings
 from infra.store.ledger import StreamMoved, StreamWrite
 from infra.store.move import STEPS, MoveRefused, move_campaign
 from projections.catalog import PROJECTIONS
@@ -316,3 +317,72 @@ def test_read_models_after_a_move_equal_a_rebuild(table: Table) -> None:
     timeline = table.client.get(f"/v1/campaigns/{table.campaign}/timeline", headers=auth(table.gm))
     assert ok(timeline)["rows"]
     assert rebuilt_from_scratch(table.app_url, ledger) == live
+
+
+@pytest.fixture
+def two_clusters() -> Iterator[tuple[str, str, str, str]]:
+    """Two PostgreSQL servers of the test's own: home (with shard 0) and shard 1's cluster,
+    migrated as in production; yields (home service, shard 1 service, home owner, 1 owner)."""
+    from tests.support.private_pg import PrivateServer
+    from tests.support.processes import free_port
+
+    servers = [PrivateServer(free_port()), PrivateServer(free_port())]
+    try:
+        for server in servers:
+            server.start()
+        owners = [server.url() for server in servers]
+        migrate_clusters(owners)
+        yield (
+            servers[0].url(user=APP_ROLE),
+            servers[1].url(user=APP_ROLE),
+            owners[0],
+            owners[1],
+        )
+    finally:
+        for server in servers:
+            server.stop()
+
+
+def migrate_clusters(owners: list[str]) -> None:
+    from infra.store.migrate import migrate
+
+    migrate(owners[0], app_role=APP_ROLE, shards=SHARDS, shard_owner_urls=owners)
+
+
+def test_a_campaign_moves_from_one_cluster_to_another(
+    two_clusters: tuple[str, str, str, str],
+) -> None:
+    """Shard 0 on the home cluster, shard 1 on a cluster of its own: the move copies across
+    servers through each one's own append function, and both chains verify on their servers."""
+    from pydantic import SecretStr
+
+    from tests.support.runtime import TEST_DICE_KEY
+
+    home, far, home_owner, far_owner = two_clusters
+    config = Settings(
+        database_url=SecretStr(home),
+        dice_master_key=SecretStr(TEST_DICE_KEY),
+        shard_urls=[SecretStr(home), SecretStr(far)],
+    )
+    runtime = bootstrap.start(config)
+    try:
+        with TestClient(create_app(lambda: runtime, lambda _: None)) as client:
+            campaign, streams = play_a_campaign(client, "越境")
+            source = runtime.ledger.placements.lookup(UUID(campaign.id))
+            target = 1 - source
+            owners = {0: home_owner, 1: far_owner}
+            before = {s: events_of(owners[source], source, s) for s in streams}
+            report = move_campaign(runtime.ledger, UUID(campaign.id), target)
+            assert report.streams == len(streams)
+            assert {s: events_of(owners[target], target, s) for s in streams} == before
+            assert runtime.ledger.verify(shard=0).ok
+            assert runtime.ledger.verify(shard=1).ok
+            got = client.get(f"/v1/campaigns/{campaign.id}", headers=auth(campaign.gm))
+            assert ok(got)["name"] == "越境"
+            rolled = ok(
+                campaign.post(f"/v1/campaigns/{campaign.id}/rolls", json={"expression": "2D6"}),
+                201,
+            )
+            assert events_of(owners[target], target, rolled["roll_log"]["id"])
+    finally:
+        runtime.close()
