@@ -26,6 +26,9 @@ CREATE TABLE IF NOT EXISTS {schema}.{copies} (
     stream_id uuid PRIMARY KEY,
     from_shard integer NOT NULL CHECK (from_shard >= 0),
     upto_version bigint,
+    -- The source's head when it was fenced: this stream's later events here are projected
+    -- only once the read models have passed it on `from_shard` (version order, always).
+    fence_position bigint,
     started_at timestamptz NOT NULL DEFAULT now()
 );
 

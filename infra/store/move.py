@@ -286,16 +286,20 @@ def _copy_answers(src: Shard, dst: Shard, streams: Sequence[UUID]) -> int:
 
 def _verify(
     ledger: Ledger, src: Shard, dst: Shard, streams: Sequence[UUID], target: int
-) -> dict[UUID, int]:
-    """Each stream's fenced extent, once both shards hold the same events up to it."""
-    query = SQL("SELECT stream_id, upto_version FROM {0} WHERE stream_id = ANY(%s)").format(
-        _table(src, "_moved")
-    )
+) -> dict[UUID, tuple[int, int]]:
+    """Each stream's fenced extent (version, source position), once both shards hold the
+    same events up to it."""
+    query = SQL(
+        "SELECT stream_id, upto_version, fence_position FROM {0} WHERE stream_id = ANY(%s)"
+    ).format(_table(src, "_moved"))
     with src.datastore.transaction(commit=False) as cursor:
         cursor.execute(query, (list(streams),))
-        extents = {row["stream_id"]: int(row["upto_version"]) for row in cursor.fetchall()}
+        extents = {
+            row["stream_id"]: (int(row["upto_version"]), int(row["fence_position"]))
+            for row in cursor.fetchall()
+        }
     for stream in streams:
-        upto = extents[stream]
+        upto = extents[stream][0]
         theirs = [_shape(e) for e in src.recorder.select_events(stream, lte=upto)]
         ours = [_shape(e) for e in dst.recorder.select_events(stream, lte=upto)]
         if theirs != ours or len(ours) != upto:
@@ -317,14 +321,15 @@ def _shape(event: StoredEvent) -> tuple[int, str, bytes]:
     return event.originator_version, event.topic, bytes(event.state)
 
 
-def _record_extents(dst: Shard, extents: dict[UUID, int]) -> None:
-    """From now on the stream's events past its copies are its own, for the projector."""
-    update = SQL("UPDATE {0} SET upto_version = %s WHERE stream_id = %s").format(
-        _table(dst, "_copies")
-    )
+def _record_extents(dst: Shard, extents: dict[UUID, tuple[int, int]]) -> None:
+    """From now on the stream's events past its copies are its own, for the projector, once
+    it has projected the source up to the fence."""
+    update = SQL(
+        "UPDATE {0} SET upto_version = %s, fence_position = %s WHERE stream_id = %s"
+    ).format(_table(dst, "_copies"))
     with dst.datastore.transaction(commit=True) as cursor:
-        for stream, upto in extents.items():
-            cursor.execute(update, (upto, stream))
+        for stream, (upto, position) in extents.items():
+            cursor.execute(update, (upto, position, stream))
 
 
 def _wait_for_projector(ledger: Ledger, source: int, position: int, wait_s: float) -> bool:
