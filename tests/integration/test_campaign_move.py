@@ -415,3 +415,29 @@ def test_a_campaign_moves_from_one_cluster_to_another(
             assert events_of(owners[target], target, rolled["roll_log"]["id"])
     finally:
         runtime.close()
+
+
+def test_a_write_between_the_fence_and_the_switch_is_a_503_then_lands_on_the_new_shard(
+    table: Table,
+) -> None:
+    def stop_before_the_switch(step: str) -> None:
+        if step == "switch":
+            raise KeyboardInterrupt("the operator's terminal closed")
+
+    target = 1 - table.source
+    with pytest.raises(KeyboardInterrupt):
+        move_campaign(
+            table.runtime.ledger, UUID(table.campaign), target, hook=stop_before_the_switch
+        )
+    headers = auth(table.gm) | key()
+    body = {"expression": "2D6", "roll_log_id": str(table.roll_logs[0])}
+    path = f"/v1/campaigns/{table.campaign}/rolls"
+    refused = table.client.post(path, headers=headers, json=body)
+    assert refused.status_code == 503
+    assert refused.headers["Retry-After"] == "1"
+    assert refused.json()["type"].endswith("campaign-moving")
+    assert "Idempotency-Key" in refused.json()["detail"]
+    move_campaign(table.runtime.ledger, UUID(table.campaign), target)
+    retried = ok(table.client.post(path, headers=headers, json=body))
+    log = str(table.roll_logs[0])
+    assert len(events_of(table.owner_url, target, log)) == retried["roll_log"]["version"]
