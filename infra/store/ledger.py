@@ -189,7 +189,12 @@ class Ledger:
             if not writes:
                 raise ValueError("name the shard of an append without events")
             shard = self.shard_of(writes[0].stream_id)
-        if any(self.shard_of(write.stream_id) != shard for write in writes):
+        placed = {self.shard_of(write.stream_id) for write in writes}
+        if placed != {shard}:
+            if len(placed) == 1 and writes:
+                # The directory moved the campaign since the caller chose the shard (a
+                # `senki campaigns move` switched it): write there, as after a fence refusal.
+                raise StreamMoved(writes[0].stream_id, shard)
             raise ValueError("one append cannot span shards: write each campaign on its own")
         stored = [
             self.mapper.to_stored(write.stream_id, write.expected_version + offset, event)

@@ -34,6 +34,8 @@ import logging
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import cast
 from uuid import UUID
 
 from eventsourcing.persistence import StoredEvent
@@ -138,12 +140,15 @@ def _move_group(
     _mark_copies(dst, streams, source)
     step("copy")
     report.events_copied += sum(_copy(src, dst, stream) for stream in streams)
+    # Most stored answers before the fence, so the fenced writers wait only for the newest.
+    since = _source_clock(src)
+    report.answers_copied += _copy_answers(src, dst, streams)
     step("fence")
     fence_position = _fence(src, streams, target)
     step("tail")
     report.events_copied += sum(_copy(src, dst, stream) for stream in streams)
     step("answers")
-    report.answers_copied += _copy_answers(src, dst, streams)
+    report.answers_copied += _copy_answers(src, dst, streams, since=since)
     step("verify")
     extents = _verify(ledger, src, dst, streams, target)
     _record_extents(dst, extents)
@@ -250,13 +255,27 @@ def _fence(src: Shard, streams: Sequence[UUID], target: int) -> int:
     return int(fenced["p"]) if fenced and fenced["p"] is not None else position
 
 
-def _copy_answers(src: Shard, dst: Shard, streams: Sequence[UUID]) -> int:
+def _source_clock(src: Shard) -> datetime:
+    with src.datastore.transaction(commit=False) as cursor:
+        cursor.execute(SQL("SELECT now() AS now"))
+        row = cursor.fetchone()
+    assert row is not None
+    return cast(datetime, row["now"])
+
+
+def _copy_answers(
+    src: Shard, dst: Shard, streams: Sequence[UUID], *, since: datetime | None = None
+) -> int:
     """Copy the idempotency records whose answer names one of the streams (an answer carries
-    the id of the stream it wrote); a key the target holds already is left as it is."""
+    the id of the stream it wrote); a key the target holds already is left as it is.
+
+    `since`: only those recorded from a minute before then (the source's own clock; an
+    append's transaction is one statement, far shorter than that minute), after a first pass.
+    """
     patterns = [f"%{stream}%" for stream in streams]
     select = SQL(
         "SELECT key, fingerprint, response::text AS response, recorded_at FROM {0} "
-        "WHERE response::text LIKE ANY(%s)"
+        "WHERE recorded_at >= %s - interval '1 minute' AND response::text LIKE ANY(%s)"
     ).format(src.table(src.tables.idempotency))
     # One statement for them all: a move runs beside busy writers, and a round trip per
     # answer would cost the fenced streams' clients a second per few hundred answers.
@@ -267,7 +286,7 @@ def _copy_answers(src: Shard, dst: Shard, streams: Sequence[UUID]) -> int:
         "ON CONFLICT (key) DO NOTHING"
     ).format(dst.table(dst.tables.idempotency))
     with src.datastore.transaction(commit=False) as cursor:
-        cursor.execute(select, (patterns,))
+        cursor.execute(select, (since or datetime.min.replace(tzinfo=UTC), patterns))
         rows = cursor.fetchall()
     if not rows:
         return 0

@@ -30,7 +30,7 @@ from infra.cli import app as cli_app
 from infra.projector.admin import request_rebuild
 from infra.services.executor import Idempotency
 from infra.settings import Settings
-from infra.store.ledger import Ledger, StreamMoved, StreamWrite
+from infra.store.ledger import ConcurrencyConflict, Ledger, StreamMoved, StreamWrite
 from infra.store.move import STEPS, MoveRefused, move_campaign
 from infra.store.placement import shard_for_campaign
 from projections.catalog import PROJECTIONS
@@ -255,14 +255,25 @@ def test_commands_sent_while_the_campaign_moves_are_kept_exactly_once(table: Tab
     stop = threading.Event()
     during = [0]
 
+    crashed: list[BaseException] = []
+
     def writer(log: UUID) -> None:
+        try:
+            write(log)
+        except BaseException as error:  # a command that fails is a lost command: say so
+            crashed.append(error)
+            raise
+
+    def write(log: UUID) -> None:
         while not stop.is_set():
             idem = str(uuid.uuid4())
             while True:
                 try:
                     answer = table.roll(log, idem)
                     break
-                except StreamMoved:
+                except (StreamMoved, ConcurrencyConflict):
+                    # A 503 while fenced, or a 409 when the two writers of one log keep
+                    # colliding: a client sends the same request again, with the same key.
                     refused[0] += 1
                     time.sleep(0.01)
             acknowledged[log].append(int(answer["roll"]["roll_seq"]))
@@ -292,6 +303,7 @@ def test_commands_sent_while_the_campaign_moves_are_kept_exactly_once(table: Tab
         f"{during[0]} rolls acknowledged during it, {refused[0]} refusals retried; steps: "
         + ", ".join(f"{a} {b[1] - a_t:.2f}" for (a, a_t), b in itertools.pairwise(marks))
     )
+    assert not crashed, f"a writer failed: {crashed[0]!r}" if crashed else ""
     assert total >= 2000
     for log in logs:
         state, version = table.runtime.roll_logs.get(log)
