@@ -21,6 +21,7 @@ from infra.cli.audit import audit, export
 from infra.cli.dice import dice_app
 from infra.cli.errors import explain
 from infra.cli.http_server import GRACEFUL_TIMEOUT_S
+from infra.cli.move import campaigns_app
 from infra.cli.projections import project, projections_app
 from infra.postgres.embedded import install_termination_handlers
 from infra.settings import Settings
@@ -39,6 +40,7 @@ app = typer.Typer(
 db_app = typer.Typer(no_args_is_help=True, help="Database schema.")
 app.add_typer(db_app, name="db")
 app.add_typer(dice_app, name="dice")
+app.add_typer(campaigns_app, name="campaigns")
 app.add_typer(projections_app, name="projections")
 app.command("project")(project)
 app.command()(audit)

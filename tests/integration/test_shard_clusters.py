@@ -25,7 +25,7 @@ from pydantic import SecretStr
 
 from api.app import create_app
 from infra import bootstrap
-from infra.database import Database
+from infra.postgres.database import Database
 from infra.projector.runner import Projector, ProjectorOptions
 from infra.settings import Settings
 from infra.store.migrate import SCHEMA_VERSION, migrate

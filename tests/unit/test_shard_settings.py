@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from pydantic import SecretStr, ValidationError
 
-from infra.database import Database
+from infra.postgres.database import Database
 from infra.settings import Settings
 
 HOME = "postgresql://senki_app@home:5432/senki"
