@@ -1,0 +1,77 @@
+"""What every cluster test checks after its tables have played: where each stream's events
+are, that the read models on home equal a rebuild from every cluster, and that the chains verify."""
+
+from __future__ import annotations
+
+import threading
+from uuid import UUID
+
+from tests.clusters.deployment import ClusterDeployment, count_events
+from tests.clusters.log import cluster_ledger
+from tests.fault.checks import (
+    Streams,
+    differences,
+    encounter_log_gaps,
+    every_stream,
+    lagging,
+    live_read_models,
+    rebuilt_read_models,
+)
+from tests.fault.client import Acks
+from tests.fault.load import Campaign, Plan, Played, open_campaigns, play
+from tests.support.processes import wait_for
+
+SMALL = Plan(campaigns=2, encounters_per_campaign=1, rulings_per_encounter=8, rolls_per_campaign=6)
+
+
+def play_small(deployment: ClusterDeployment, plan: Plan = SMALL) -> tuple[list[Campaign], Played]:
+    """Campaigns opened over every shard, then each table played through once."""
+    acks = Acks()
+    tables = open_campaigns(deployment.servers, acks, plan, deployment.shard_of, deployment.shards)
+    return tables, play(deployment.servers, acks, plan, tables, threading.Event())
+
+
+def where_streams_are(deployment: ClusterDeployment, played: Played) -> dict[str, dict[int, int]]:
+    """Stream → {cluster: events of it on that cluster, in any shard's table}."""
+    layout = deployment.layout
+    found: dict[str, dict[int, int]] = {}
+    for stream in played.streams:
+        found[stream] = {}
+        for cluster in range(len(layout.clusters)):
+            owner = layout.clusters.url(cluster, layout.database)
+            held = sum(count_events(owner, shard, stream) for shard in range(layout.shards))
+            if held:
+                found[stream][cluster] = held
+    return found
+
+
+def assert_read_models_equal_a_rebuild(deployment: ClusterDeployment, played: Played) -> Streams:
+    """The projector on home caught up with every cluster's log, and what it built equals a
+    rebuild from position 0 of every shard; returns every stream, read from its cluster.
+
+    Every process of the deployment is stopped first (the rebuild runs here, and must not
+    wait for the deployment's projector to give up its lock)."""
+    with cluster_ledger(deployment.layout) as ledger:
+        wait_for(lambda: not lagging(deployment.app_url, ledger), timeout=90, every=0.5)
+        for process in [*deployment.apis, *deployment.projectors.values()]:
+            deployment.check_alive(process)  # none died on the way
+        deployment.stop_all()
+        streams = every_stream(ledger)
+        live = live_read_models(deployment.app_url)
+        rebuilt = rebuilt_read_models(deployment.app_url, ledger)
+    differ = differences(live, rebuilt)
+    assert not differ, "\n".join(f"{table}: {text}" for table, text in differ.items())
+    gaps = encounter_log_gaps(live, streams, played)
+    assert not gaps, gaps
+    return streams
+
+
+def assert_chains_verify(deployment: ClusterDeployment) -> str:
+    """`senki verify` recomputes every shard's hash chain on its own cluster."""
+    verified = deployment.senki("verify")
+    assert verified.returncode == 0, verified.stdout + verified.stderr
+    return verified.stdout
+
+
+def streams_of(played: Played, shard_of: dict[str, int], shard: int) -> set[UUID]:
+    return {UUID(s) for s in played.streams if shard_of[s] == shard}
