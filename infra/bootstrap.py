@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import threading
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -36,6 +37,8 @@ from infra.settings import Settings
 from infra.store.ledger import Ledger, is_unavailable, open_ledger
 from infra.store.migrate import SCHEMA_VERSION, migrate, schema_version
 from infra.store.snapshot_seal import derive_snapshot_key
+
+log = logging.getLogger("senki.bootstrap")
 
 
 class NotMigrated(RuntimeError):
@@ -150,15 +153,17 @@ def start(settings: Settings | None = None) -> Runtime:
     urls = database.open()
     try:
         if settings.embedded:
-            migrate(urls.owner, app_role=settings.app_role, shards=settings.shards)
+            migrate(urls.owner, app_role=settings.app_role, shards=settings.shard_count())
         else:
             _require_schema(urls.service)
+            _require_shard_schemas(urls)
         ledger = open_ledger(
             urls.service,
             registry=registry,
-            shards=settings.shards,
+            shards=settings.shard_count(),
             pool_size=settings.pool_size,
             snapshot_key=derive_snapshot_key(dice_key),  # never stored in the database
+            shard_urls=urls.shards,
         )
         try:
             ledger.placements.check()  # shards can grow, never shrink: say so before serving
@@ -185,6 +190,26 @@ def _require_schema(url: str) -> None:
             f"the database schema is at {found or 'nothing'}, this Senki needs {SCHEMA_VERSION}: "
             "run `senki db migrate` (as the owning role) first"
         )
+
+
+def _require_shard_schemas(urls: DatabaseUrls) -> None:
+    """Each shard cluster must be migrated too; one that is down does not stop the start (its
+    campaigns answer 503 until it is back: failure confined to its shard, docs/scaling.md)."""
+    for url in dict.fromkeys(u for u in urls.shards if u != urls.service):
+        shards = [i for i, u in enumerate(urls.shards) if u == url]
+        try:
+            found = schema_version(url)
+        except Exception as error:
+            if not is_unavailable(error):
+                raise
+            log.warning("shard %s: cluster unreachable at start (%s)", shards, _first_line(error))
+            continue
+        if found is None or found < SCHEMA_VERSION:
+            raise NotMigrated(
+                f"shard {', '.join(map(str, shards))}: its cluster's schema is at "
+                f"{found or 'nothing'}, this Senki needs {SCHEMA_VERSION}: run `senki db migrate` "
+                "(with SENKI_SHARD_MIGRATION_URLS naming its owner role) first"
+            )
 
 
 def _first_line(error: BaseException) -> str:

@@ -108,14 +108,24 @@ def _serve_metrics(registry: CollectorRegistry, host: str, settings: Settings) -
 
 @db_app.command("migrate")
 def db_migrate() -> None:
-    """Create every table, trigger and grant (as the owning role). Safe to run again."""
+    """Create every table, trigger and grant (as the owning role), on the home database and on
+    every shard's cluster (SENKI_SHARD_MIGRATION_URLS). Safe to run again."""
     from infra.database import Database
     from infra.store.migrate import migrate
 
     settings = Settings()
     with Database(settings) as urls:
-        version = migrate(urls.owner, app_role=settings.app_role, shards=settings.shards)
-    console.print(f"schema at version {version}; service role {settings.app_role!r} granted")
+        version = migrate(
+            urls.owner,
+            app_role=settings.app_role,
+            shards=settings.shard_count(),
+            shard_owner_urls=urls.shard_owners,
+        )
+    where = f" and {len(set(urls.shard_owners))} shard cluster(s)" if urls.shard_owners else ""
+    console.print(
+        f"schema at version {version} on the home database{where}; "
+        f"service role {settings.app_role!r} granted"
+    )
 
 
 @app.command()

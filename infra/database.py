@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import TracebackType
 from typing import TYPE_CHECKING
 
@@ -21,6 +21,17 @@ class DatabaseUrls:
     """The low-privilege role the service writes with."""
     owner: str
     """The owning role migrations run as."""
+    shards: list[str] = field(default_factory=list)
+    """Shard i's service URL (index = shard); empty: every shard is on the home database."""
+    shard_owners: list[str] = field(default_factory=list)
+    """Shard i's owner URL for `senki db migrate`, same length as `shards`."""
+
+    def shard_url(self, index: int) -> str:
+        """Where shard `index` lives (the home database unless the settings name a cluster)."""
+        return self.shards[index] if self.shards else self.service
+
+    def shard_owner(self, index: int) -> str:
+        return self.shard_owners[index] if self.shard_owners else self.owner
 
 
 class DatabaseUnavailable(RuntimeError):
@@ -54,7 +65,10 @@ class Database:
             assert self.settings.database_url is not None
             service = self.settings.database_url.get_secret_value()
             migration = self.settings.migration_database_url
-            return DatabaseUrls(service, migration.get_secret_value() if migration else service)
+            owner = migration.get_secret_value() if migration else service
+            shards = [url.get_secret_value() for url in self.settings.shard_urls]
+            owners = [url.get_secret_value() for url in self.settings.shard_migration_urls]
+            return DatabaseUrls(service, owner, shards, owners or list(shards))
         from infra.embedded_keeper import Keeper
         from infra.embedded_pg import EmbeddedPostgres, EmbeddedPostgresError
 

@@ -6,7 +6,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field, SecretStr, field_validator
+from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 LogLevel = Literal["debug", "info", "warning", "error"]
@@ -60,7 +60,24 @@ class Settings(BaseSettings):
         "a NetworkPolicy can admit only the monitoring system to it; unset: /metrics on the API "
         "port.",
     )
-    shards: int = Field(default=1, ge=1, le=64, description="Number of event-log shards.")
+    shards: int = Field(
+        default=1,
+        ge=1,
+        le=64,
+        description="Number of event-log shards; with SENKI_SHARD_URLS it may be omitted (it is "
+        "then the list's length) or must equal that length.",
+    )
+    shard_urls: list[SecretStr] = Field(
+        default_factory=list,
+        description="One postgresql:// URL (service role) per shard, as a JSON list; entry i is "
+        "the cluster holding shard i's events, snapshots and idempotency rows (it may be the "
+        "home database_url). Empty: every shard lives in the home database (docs/scaling.md).",
+    )
+    shard_migration_urls: list[SecretStr] = Field(
+        default_factory=list,
+        description="Owner-role URLs `senki db migrate` uses per shard, as a JSON list of the "
+        "same length as shard_urls (default: each shard's URL).",
+    )
     pool_size: int = Field(default=8, ge=1, le=200)
     cors_origins: list[str] = Field(
         default_factory=list,
@@ -76,6 +93,46 @@ class Settings(BaseSettings):
         ):
             raise ValueError("must be a postgresql:// URL (or unset for the embedded server)")
         return value
+
+    @field_validator("shard_urls", "shard_migration_urls")
+    @classmethod
+    def _every_shard_is_postgres(cls, value: list[SecretStr]) -> list[SecretStr]:
+        for index, url in enumerate(value):
+            if not url.get_secret_value().startswith(("postgresql://", "postgres://")):
+                raise ValueError(
+                    f"entry {index} must be a postgresql:// URL (one per shard, index = shard)"
+                )
+        return value
+
+    @model_validator(mode="after")
+    def _shard_lists_agree(self) -> Settings:
+        urls, owners = len(self.shard_urls), len(self.shard_migration_urls)
+        if owners and owners != urls:
+            raise ValueError(
+                f"SENKI_SHARD_MIGRATION_URLS has {owners} entries but SENKI_SHARD_URLS has "
+                f"{urls}: give one owner URL per shard URL, or leave it unset"
+            )
+        if not urls:
+            return self
+        if self.database_url is None:
+            raise ValueError(
+                "SENKI_SHARD_URLS needs SENKI_DATABASE_URL (the home database holding the "
+                "placement directory and the read models); the embedded server holds every "
+                "shard itself"
+            )
+        if "shards" in self.model_fields_set and self.shards != urls:
+            raise ValueError(
+                f"SENKI_SHARDS is {self.shards} but SENKI_SHARD_URLS names {urls} shards: "
+                "leave SENKI_SHARDS unset or make it equal the list's length"
+            )
+        if urls > 64:
+            raise ValueError("SENKI_SHARD_URLS names more than 64 shards")
+        self.shards = urls
+        return self
+
+    def shard_count(self) -> int:
+        """How many shards the log has (the URL list's length when one is given)."""
+        return len(self.shard_urls) or self.shards
 
     @field_validator("dice_master_key")
     @classmethod
@@ -107,6 +164,11 @@ class Settings(BaseSettings):
         for name, value in self.model_dump().items():
             if isinstance(value, SecretStr):
                 shown[name] = _mask_url(value.get_secret_value()) if "url" in name else "********"
+            elif isinstance(value, list) and "url" in name:
+                shown[name] = [
+                    _mask_url(v.get_secret_value()) if isinstance(v, SecretStr) else v
+                    for v in value
+                ]
             else:
                 shown[name] = str(value) if isinstance(value, Path) else value
         return shown

@@ -2,25 +2,108 @@
 
 from __future__ import annotations
 
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 from urllib.parse import quote
 
+import psycopg
+import psycopg_pool
+from eventsourcing.persistence import InterfaceError, OperationalError
 from eventsourcing.postgres import PostgresDatastore
 from psycopg.conninfo import conninfo_to_dict
+from psycopg.rows import DictRow
 
 from infra.store.names import SCHEMA
 
 _PASSED_BY_LIBRARY = frozenset({"dbname", "host", "port", "user", "password"})
 
 
-def datastore_for(url: str, *, pool_size: int = 4, lock_timeout_s: int = 10) -> PostgresDatastore:
-    """A pooled datastore in schema `senki`, its pool already open.
+# After a shard's cluster failed to give a connection, its requests fail at once for this long
+# (each answers 503 + Retry-After) instead of each waiting out the pool's timeout again.
+SHARD_DOWN_S = 2.0
+
+
+class ShardUnavailable(OperationalError):
+    """The PostgreSQL cluster of one or more shards does not answer (HTTP 503, Retry-After).
+
+    An OperationalError, so every retry and "database unavailable" path treats it as before;
+    it also says which shards, so the other shards' campaigns are not blamed."""
+
+    def __init__(self, shards: tuple[int, ...], detail: str) -> None:
+        names = ", ".join(str(s) for s in shards)
+        super().__init__(
+            f"shard {names} (its PostgreSQL cluster) is unavailable: {detail}; campaigns on "
+            "other shards are served; retry shortly"
+        )
+        self.shards = shards
+
+
+class ShardDatastore(PostgresDatastore):
+    """The library's datastore for the cluster of `shards`: a failure to reach it names them.
+
+    Failing to get a connection opens a short breaker (SHARD_DOWN_S): requests for a cluster
+    that is down answer at once rather than each waiting the pool's timeout, and the pool keeps
+    reconnecting in the background meanwhile."""
+
+    shards: tuple[int, ...] = ()
+    _down_until: float = 0.0
+
+    @contextmanager
+    def get_connection(self) -> Iterator[psycopg.Connection[DictRow]]:
+        if self.shards and time.monotonic() < self._down_until:
+            raise ShardUnavailable(self.shards, "it did not answer moments ago") from (
+                psycopg_pool.PoolTimeout("shard breaker open")  # not retried (infra/store/retry)
+            )
+        try:
+            with super().get_connection() as conn:
+                yield conn
+        except (OperationalError, InterfaceError) as error:
+            if not self.shards or not _unreachable(error):
+                raise
+            self._down_until = time.monotonic() + SHARD_DOWN_S
+            raise ShardUnavailable(self.shards, _first_line(error)) from error.__cause__
+
+    def reachable(self) -> None:
+        """Close the breaker (a probe just reached the cluster)."""
+        self._down_until = 0.0
+
+
+def _unreachable(error: BaseException) -> bool:
+    """No connection at all (pool timeout, refused, lost): not a statement that failed."""
+    cause = error.__cause__
+    if isinstance(cause, psycopg_pool.PoolTimeout):
+        return True
+    if isinstance(cause, psycopg.Error):
+        state = cause.sqlstate
+        return state is None or state.startswith("08") or state in {"57P01", "57P02", "57P03"}
+    return False
+
+
+def _first_line(error: BaseException) -> str:
+    return (str(error).strip().splitlines() or [type(error).__name__])[0]
+
+
+def datastore_for(
+    url: str,
+    *,
+    pool_size: int = 4,
+    lock_timeout_s: int = 10,
+    shards: tuple[int, ...] = (),
+    wait: bool = True,
+) -> ShardDatastore:
+    """A pooled datastore in schema `senki`, its pool already open (or opening, for a shard).
 
     The library opens the pool lazily on every call, and two threads doing so at once trip
-    psycopg_pool's assertions; opening it here, once, avoids that race.
+    psycopg_pool's assertions; opening it here, once, avoids that race. `shards`: the shards
+    on this cluster, named when it cannot be reached (none on the one-database default, whose
+    outage is the whole service's). Without `wait` (a shard's own cluster) a cluster that is
+    down at start-up leaves its campaigns at 503 while the others serve; its pool connects
+    once it is up.
     """
     params = conninfo_to_dict(url)
-    datastore = PostgresDatastore(
+    datastore = ShardDatastore(
         dbname=str(params.get("dbname", "postgres")),
         host=str(params.get("host", "127.0.0.1")),
         port=str(params.get("port", "5432")),
@@ -42,7 +125,8 @@ def datastore_for(url: str, *, pool_size: int = 4, lock_timeout_s: int = 10) -> 
     extra = {k: v for k, v in params.items() if k not in _PASSED_BY_LIBRARY and v is not None}
     passed = datastore.pool.kwargs if isinstance(datastore.pool.kwargs, dict) else {}
     datastore.pool.kwargs = {**passed, **extra}
-    datastore.pool.open(wait=True, timeout=10.0)
+    datastore.shards = shards
+    datastore.pool.open(wait=wait, timeout=10.0)
     return datastore
 
 

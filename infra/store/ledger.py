@@ -87,11 +87,15 @@ class LogHead:
 
 
 class Shard:
-    """One events table (and its sidecars) on one PostgreSQL database."""
+    """One events table (and its sidecars) on one PostgreSQL database: the home database on
+    the one-machine default, else the shard's own cluster (`url`, docs/scaling.md)."""
 
-    def __init__(self, datastore: PostgresDatastore, tables: ShardTables) -> None:
+    def __init__(
+        self, datastore: PostgresDatastore, tables: ShardTables, *, url: str | None = None
+    ) -> None:
         self.datastore = datastore
         self.tables = tables
+        self.url = url  # for the projector's and the append watch's own connections
         self.recorder = SenkiRecorder(datastore, tables=tables)
 
     def table(self, name: str) -> SQL:
@@ -363,6 +367,7 @@ class Ledger:
     def close(self) -> None:
         for shard in self.shards:
             shard.datastore.close()
+        self.placements.datastore.close()  # the home database's, when no shard shares it
 
 
 def _chain_row(row: dict[str, Any]) -> ChainRow:
@@ -416,6 +421,7 @@ def is_unavailable(error: BaseException) -> bool:
         "OperationalError",
         "InterfaceError",
         "PoolTimeout",
+        "ShardUnavailable",  # infra/store/connect.py: one shard's cluster is down
     }
 
 
@@ -426,14 +432,46 @@ def open_ledger(
     shards: int = 1,
     pool_size: int = 4,
     snapshot_key: bytes | None = None,
+    shard_urls: Sequence[str] = (),
 ) -> Ledger:
-    """A ledger over `shards` events tables on one database (per-shard URLs come later);
-    snapshots are saved and used only with a `snapshot_key` (infra/store/snapshot_seal.py)."""
+    """A ledger over `shards` events tables; snapshots are saved and used only with a
+    `snapshot_key` (infra/store/snapshot_seal.py).
+
+    `url` is the home database (the placement directory). Without `shard_urls` every shard's
+    tables are there too (the one-machine default); with them, shard i's tables are on
+    `shard_urls[i]`'s database, one pool per distinct URL (an entry equal to `url` shares the
+    home pool). A shard cluster that is down at start-up does not stop the ledger opening:
+    its campaigns answer 503 until it is back (docs/scaling.md)."""
     from infra.store.connect import datastore_for
 
-    datastore = datastore_for(url, pool_size=pool_size)
+    home = datastore_for(url, pool_size=pool_size)
+    if not shard_urls:
+        return Ledger(
+            [Shard(home, ShardTables(index), url=url) for index in range(shards)],
+            PydanticMapper(registry),
+            snapshot_key=snapshot_key,
+        )
+    if len(shard_urls) != shards:
+        raise ValueError(f"{len(shard_urls)} shard URLs for {shards} shards: give one per shard")
+    on: dict[str, tuple[int, ...]] = {}
+    for index, shard_url in enumerate(shard_urls):
+        on[shard_url] = (*on.get(shard_url, ()), index)
+    stores = {
+        shard_url: (
+            home
+            if shard_url == url
+            else datastore_for(shard_url, pool_size=pool_size, shards=held, wait=False)
+        )
+        for shard_url, held in on.items()
+    }
+    if url in on:
+        home.shards = on[url]  # shards on the home cluster: named when it is down too
     return Ledger(
-        [Shard(datastore, ShardTables(index)) for index in range(shards)],
+        [
+            Shard(stores[shard_url], ShardTables(index), url=shard_url)
+            for index, shard_url in enumerate(shard_urls)
+        ],
         PydanticMapper(registry),
+        Placements(home, shards),
         snapshot_key=snapshot_key,
     )

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from importlib.resources import files
 
 import psycopg
@@ -28,31 +30,114 @@ class MigrationError(RuntimeError):
     """The database could not be prepared; the message says what to do."""
 
 
-def migrate(owner_url: str, *, app_role: str, shards: int) -> int:
-    """Bring the database to SCHEMA_VERSION; safe to run again. Returns the version."""
-    with psycopg.connect(owner_url, autocommit=True) as conn:
-        # Held for the whole run, so two migrators (a k8s Job and an embedded `serve`) queue up.
+def migrate(
+    owner_url: str, *, app_role: str, shards: int, shard_owner_urls: Sequence[str] = ()
+) -> int:
+    """Bring the database(s) to SCHEMA_VERSION; safe to run again. Returns the version.
+
+    Without `shard_owner_urls` every shard's tables are created in the home database at
+    `owner_url` (the one-machine default). With them (one owner URL per shard), the home
+    database gets only the placement directory and the read schema, and each shard cluster
+    its shards' tables (named by shard index, so each chain's genesis stays bound to it);
+    every database records the version it was brought to in its own schema_migrations.
+    """
+    if shard_owner_urls and len(shard_owner_urls) != shards:
+        raise MigrationError(
+            f"{len(shard_owner_urls)} shard owner URLs for {shards} shards: give one per shard"
+        )
+    on: dict[str, list[int]] = {}
+    for index, shard_url in enumerate(shard_owner_urls or [owner_url] * shards):
+        on.setdefault(shard_url, []).append(index)
+    with _locked(owner_url) as conn:
+        _ensure_schema_and_role(conn, app_role)
+        _run_file(conn, "common.sql", app_role)
+        _run_file(conn, "placements.sql", app_role)
+        _create_shards(conn, owner_url, app_role, on.pop(owner_url, []))
+        _run_file(conn, "read.sql", app_role)
+        _run_file(conn, "park.sql", app_role)
+        if not on:
+            _backfill_placements(conn, shards)
+        _record(conn)
+    for shard_url, indices in on.items():  # each shard cluster but the home one
+        with _locked(shard_url) as shard_conn:
+            _ensure_schema_and_role(shard_conn, app_role)
+            _run_file(shard_conn, "common.sql", app_role)
+            _create_shards(shard_conn, shard_url, app_role, indices)
+            _record(shard_conn)
+    if on:
+        with _locked(owner_url) as conn:
+            _backfill_from_clusters(conn, shards, on)
+    return SCHEMA_VERSION
+
+
+@contextmanager
+def _locked(url: str) -> Iterator[psycopg.Connection[tuple[object, ...]]]:
+    """A connection holding the migration lock of its database for the whole run, so two
+    migrators (a k8s Job and an embedded `serve`) queue up."""
+    try:
+        conn = psycopg.connect(url, autocommit=True, connect_timeout=10)
+    except psycopg.OperationalError as error:
+        raise MigrationError(
+            f"cannot reach {mask(url)} to migrate it: {_first_line(error)}"
+        ) from error
+    with conn:
         conn.execute("SELECT pg_advisory_lock(%s)", (_MIGRATION_LOCK,))
         try:
-            _ensure_schema_and_role(conn, app_role)
-            _run_file(conn, "common.sql", app_role)
-            for index in range(shards):
-                _create_library_tables(owner_url, ShardTables(index))
-                _run_file(conn, "shard.sql", app_role, ShardTables(index))
-                _run_file(conn, "snapshot_seal.sql", app_role, ShardTables(index))
-                _run_file(conn, "append.sql", app_role, ShardTables(index))
-            _run_file(conn, "read.sql", app_role)
-            _run_file(conn, "park.sql", app_role)
-            _backfill_placements(conn, shards)
-            conn.execute(
-                sql.SQL(
-                    "INSERT INTO {}.schema_migrations (version) VALUES (%s) ON CONFLICT DO NOTHING"
-                ).format(sql.Identifier(SCHEMA)),
-                (SCHEMA_VERSION,),
-            )
+            yield conn
         finally:
             conn.execute("SELECT pg_advisory_unlock(%s)", (_MIGRATION_LOCK,))
-    return SCHEMA_VERSION
+
+
+def _create_shards(
+    conn: psycopg.Connection[tuple[object, ...]], url: str, app_role: str, indices: list[int]
+) -> None:
+    for index in indices:
+        tables = ShardTables(index)
+        _create_library_tables(url, tables)
+        _run_file(conn, "shard.sql", app_role, tables)
+        _run_file(conn, "snapshot_seal.sql", app_role, tables)
+        _run_file(conn, "append.sql", app_role, tables)
+
+
+def _record(conn: psycopg.Connection[tuple[object, ...]]) -> None:
+    conn.execute(
+        sql.SQL(
+            "INSERT INTO {}.schema_migrations (version) VALUES (%s) ON CONFLICT DO NOTHING"
+        ).format(sql.Identifier(SCHEMA)),
+        (SCHEMA_VERSION,),
+    )
+
+
+def _backfill_from_clusters(
+    conn: psycopg.Connection[tuple[object, ...]], shards: int, on: dict[str, list[int]]
+) -> None:
+    """`_backfill_placements` for shards on clusters of their own: an empty directory learns
+    the streams each cluster already holds (a log that had its shards on clusters from the
+    start has placed every stream itself)."""
+    table = sql.SQL("{}.placements").format(sql.Identifier(SCHEMA))
+    if shards == 1 or conn.execute(sql.SQL("SELECT 1 FROM {} LIMIT 1").format(table)).fetchone():
+        return
+    insert = sql.SQL("INSERT INTO {} (stream_id, shard) VALUES (%s, %s) ON CONFLICT DO NOTHING")
+    for shard_url, indices in on.items():
+        with psycopg.connect(shard_url, autocommit=True) as shard_conn:
+            for index in indices:
+                events = sql.Identifier(SCHEMA, ShardTables(index).events)
+                rows = shard_conn.execute(
+                    sql.SQL("SELECT DISTINCT originator_id FROM {}").format(events)
+                ).fetchall()
+                with conn.cursor() as cursor:
+                    cursor.executemany(insert.format(table), [(row[0], index) for row in rows])
+
+
+def mask(url: str) -> str:
+    """A URL with its password hidden, for messages."""
+    from infra.settings import _mask_url
+
+    return _mask_url(url)
+
+
+def _first_line(error: BaseException) -> str:
+    return (str(error).strip().splitlines() or [type(error).__name__])[0]
 
 
 def _backfill_placements(conn: psycopg.Connection[tuple[object, ...]], shards: int) -> None:
@@ -134,7 +219,7 @@ def _run_file(
 
 def schema_version(url: str) -> int | None:
     """The applied schema version, or None when `senki db migrate` never ran here."""
-    with psycopg.connect(url, autocommit=True) as conn:
+    with psycopg.connect(url, autocommit=True, connect_timeout=10) as conn:
         table = conn.execute("SELECT to_regclass(%s)", (f"{SCHEMA}.schema_migrations",)).fetchone()
         if table is None or table[0] is None:
             return None
