@@ -4,8 +4,10 @@ are, that the read models on home equal a rebuild from every cluster, and that t
 from __future__ import annotations
 
 import threading
+import time
 from uuid import UUID
 
+from infra.store.ledger import Ledger
 from tests.clusters.deployment import ClusterDeployment, count_events
 from tests.clusters.log import cluster_ledger
 from tests.fault.checks import (
@@ -19,7 +21,6 @@ from tests.fault.checks import (
 )
 from tests.fault.client import Acks
 from tests.fault.load import Campaign, Plan, Played, open_campaigns, play
-from tests.support.processes import wait_for
 
 SMALL = Plan(campaigns=2, encounters_per_campaign=1, rulings_per_encounter=8, rolls_per_campaign=6)
 
@@ -52,7 +53,7 @@ def assert_read_models_equal_a_rebuild(deployment: ClusterDeployment, played: Pl
     Every process of the deployment is stopped first (the rebuild runs here, and must not
     wait for the deployment's projector to give up its lock)."""
     with cluster_ledger(deployment.layout) as ledger:
-        wait_for(lambda: not lagging(deployment.app_url, ledger), timeout=90, every=0.5)
+        caught_up(deployment, ledger)
         for process in [*deployment.apis, *deployment.projectors.values()]:
             deployment.check_alive(process)  # none died on the way
         deployment.stop_all()
@@ -64,6 +65,18 @@ def assert_read_models_equal_a_rebuild(deployment: ClusterDeployment, played: Pl
     gaps = encounter_log_gaps(live, streams, played)
     assert not gaps, gaps
     return streams
+
+
+def caught_up(deployment: ClusterDeployment, ledger: Ledger, timeout: float = 90) -> None:
+    """Wait until every live read model is at the head of every shard; say which is not."""
+    deadline = time.monotonic() + timeout
+    while behind := lagging(deployment.app_url, ledger):
+        if time.monotonic() > deadline:
+            logs = {name: p.output()[-600:] for name, p in deployment.projectors.items()}
+            raise AssertionError(
+                f"read models still behind after {timeout:.0f} s: {behind}\n{logs}"
+            )
+        time.sleep(0.5)
 
 
 def assert_chains_verify(deployment: ClusterDeployment) -> str:
