@@ -38,7 +38,13 @@ def run(spec: LaneSpec) -> None:
     # reaches the whole process group: the projector stops its lanes itself.
     signal.signal(signal.SIGTERM, _exit)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    ledger = open_ledger(spec.url, registry=registry, shards=spec.shards, pool_size=1)
+    ledger = open_ledger(
+        spec.url,
+        registry=registry,
+        shards=spec.shards,
+        pool_size=1,
+        shard_urls=spec.shard_urls,
+    )
     options = ProjectorOptions(
         batch_size=spec.batch_size, application_name=spec.application_name, models_only=True
     )

@@ -62,6 +62,7 @@ class LaneSpec:
     batch_size: int
     application_name: str
     parent: int
+    shard_urls: tuple[str, ...] = ()  # each shard's cluster (empty: every shard on `url`)
 
 
 @dataclass

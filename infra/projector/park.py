@@ -113,15 +113,18 @@ def insert(conn: Conn, target: Target, shard: int, parked: Iterable[Parking]) ->
             cursor.executemany(_INSERT, params)
 
 
-def take(conn: Conn, ledger: Ledger, target: Target, shard: int) -> list[Entry]:
+def take(
+    conn: Conn, ledger: Ledger, target: Target, shard: int, *, log: Conn | None = None
+) -> list[Entry]:
     """Remove a generation's parked events on `shard` and return them, read again from the
-    log in position order (for a retry, in the same transaction as the re-application)."""
+    log in position order (for a retry, in the same transaction as the re-application);
+    `log`: the connection to the shard's own cluster, when it is not home's."""
     key = (target.projection.name, target.generation, shard)
     found = conn.execute(_TAKE, key).fetchall()
     positions = sorted(int(p) for (p,) in found)
     if not positions:
         return []
-    rows = conn.execute(_events(shard), (positions,)).fetchall()
+    rows = (log or conn).execute(_events(shard), (positions,)).fetchall()
     registry = ledger.mapper.registry
     return [Entry(registry, row) for row in rows]
 

@@ -31,6 +31,7 @@ from infra.projector.log import Entry, Window, read_window
 from infra.projector.park import Parking
 from infra.projector.registry import Target
 from infra.projector.rows import PREPARED_MAX, BatchRows, RowCache
+from infra.projector.shard_logs import ShardDown, ShardLogs
 from infra.projector.transactions import one_round_trip
 from infra.store.ledger import Ledger
 from projections.base import Projection
@@ -72,6 +73,7 @@ class Projector:
     _children: ChildLanes | None = None
     _wanted: dict[Projection, dict[type[DomainEvent], bool]] = field(default_factory=dict)
     _skips: dict[tuple[str, ...], tuple[str, ...]] = field(default_factory=dict)
+    _logs: ShardLogs | None = None
 
     def run(self, stop: threading.Event, *, until_caught_up: bool = False) -> None:
         """Project until `stop` is set (or, if asked, until nothing is left to build)."""
@@ -93,9 +95,13 @@ class Projector:
         """Drop every cached row: after a failure, PostgreSQL alone says what is there."""
         self._caches.clear()
 
-    def _connect(self, suffix: str = "") -> psycopg.Connection[tuple[Any, ...]]:
+    def _connect(
+        self, suffix: str = "", url: str | None = None
+    ) -> psycopg.Connection[tuple[Any, ...]]:
         name = self.options.application_name + suffix
-        conn = psycopg.connect(self.url, autocommit=True, application_name=name)
+        conn = psycopg.connect(
+            url or self.url, autocommit=True, application_name=name, connect_timeout=5
+        )
         # Read models are derived data: a crash may lose the last few committed batches, but
         # never half of one (rows and tracking share a transaction), and the projector then
         # simply projects them again. Not waiting for the WAL flush makes each batch cheaper.
@@ -130,21 +136,38 @@ class Projector:
         until_caught_up: bool,
         others: list[list[Projection]],
     ) -> bool:
-        for shard in range(len(self.ledger.shards)):
-            lock.execute(sql.SQL("LISTEN {}").format(sql.Identifier(_channel(shard))))
-        lock.execute(sql.SQL("LISTEN {}").format(sql.Identifier(WAKE_CHANNEL)))
         with self._connect() as conn:
-            with conn.transaction():
-                registry.ensure(conn, self._working, len(self.ledger.shards))
-            for projection in self._working:
-                for generation in registry.leftovers(conn, projection):
-                    self._retire(conn, projection, generation)
-            if others:  # after this lane's own set-up, so that they find the schema ready
-                specs = [self._lane_spec(index, models) for index, models in enumerate(others, 1)]
-                self._children = ChildLanes(specs)
-                self._children.start()
-                log.info("projector lanes: %s", [[p.name for p in lane] for lane in others])
-            return self._follow(conn, lock, stop, until_caught_up)
+            self._logs = ShardLogs(self.ledger, self.url, conn, lambda u: self._connect("-log", u))
+            try:
+                return self._on(conn, lock, stop, until_caught_up, others)
+            finally:
+                self._logs.close()
+                self._logs = None
+
+    def _on(
+        self,
+        conn: psycopg.Connection[tuple[Any, ...]],
+        lock: psycopg.Connection[tuple[Any, ...]],
+        stop: threading.Event,
+        until_caught_up: bool,
+        others: list[list[Projection]],
+    ) -> bool:
+        logs = self._shard_logs()
+        for shard in range(len(self.ledger.shards)):
+            if logs.on_home(shard):  # a shard on a cluster of its own is heard there
+                lock.execute(sql.SQL("LISTEN {}").format(sql.Identifier(_channel(shard))))
+        lock.execute(sql.SQL("LISTEN {}").format(sql.Identifier(WAKE_CHANNEL)))
+        with conn.transaction():
+            registry.ensure(conn, self._working, len(self.ledger.shards))
+        for projection in self._working:
+            for generation in registry.leftovers(conn, projection):
+                self._retire(conn, projection, generation)
+        if others:  # after this lane's own set-up, so that they find the schema ready
+            specs = [self._lane_spec(index, models) for index, models in enumerate(others, 1)]
+            self._children = ChildLanes(specs)
+            self._children.start()
+            log.info("projector lanes: %s", [[p.name for p in lane] for lane in others])
+        return self._follow(conn, lock, stop, until_caught_up)
 
     def _acquire(
         self,
@@ -191,7 +214,7 @@ class Projector:
             # then while idle, so that no event waits for it.
             if time.monotonic() - reloaded > self.options.reload_s:
                 targets, reloaded = self._targets(conn), time.monotonic()
-            woke = [n.channel for n in lock.notifies(timeout=self.options.poll_s, stop_after=1)]
+            woke = self._shard_logs().wait(lock, self.options.poll_s)
             if not woke or WAKE_CHANNEL in woke:
                 targets, reloaded = self._targets(conn), time.monotonic()
             else:  # an append NOTIFYs its own shard: only that one has news, read it alone
@@ -227,6 +250,7 @@ class Projector:
             batch_size=self.options.batch_size,
             application_name=f"{self.options.application_name}-lane{index}",
             parent=os.getpid(),
+            shard_urls=_shard_urls(self.url, self.ledger),
         )
 
     def _targets(self, conn: psycopg.Connection[tuple[Any, ...]]) -> list[Target]:
@@ -259,21 +283,45 @@ class Projector:
                 # building generation meets its live one at exactly the same position.
                 cap = starts[index + 1] if index + 1 < len(starts) else None
                 group = groups[start]
-                window = read_window(
-                    conn,
-                    self.ledger,
-                    shard,
-                    start,
-                    self.options.batch_size,
-                    cap=cap,
-                    skip=self._unwanted(group),
-                )
+                window = self._window(shard, start, cap, group)
+                if window is None:  # its cluster is down: the other shards go on
+                    break
                 if window.end is None and not any(t.building for t in group):
                     continue
                 if self._batch(conn, shard, group, window, targets):
                     return True, True
                 more = more or (window.end is not None and not window.at_head)
         return more, False
+
+    def _window(
+        self, shard: int, start: int, cap: int | None, group: list[Target]
+    ) -> Window | None:
+        """The next window of `shard`'s log, or None while the shard's cluster is down."""
+        logs = self._shard_logs()
+        if not logs.usable(shard):
+            return None
+        try:
+            source = logs.conn(shard)
+            return read_window(
+                source,
+                self.ledger,
+                shard,
+                start,
+                self.options.batch_size,
+                cap=cap,
+                skip=self._unwanted(group),
+            )
+        except ShardDown:
+            return None
+        except (psycopg.OperationalError, psycopg.InterfaceError) as error:
+            if logs.on_home(shard):
+                raise  # home is down: the whole session starts over
+            logs.failed(shard, error)
+            return None
+
+    def _shard_logs(self) -> ShardLogs:
+        assert self._logs is not None, "only while active"
+        return self._logs
 
     def _batch(
         self,
@@ -368,10 +416,13 @@ class Projector:
     def _retry(self, conn: psycopg.Connection[tuple[Any, ...]], target: Target) -> None:
         """`senki projections retry`: apply the target's parked events again, in position
         order, before any later event of their streams; what still fails is parked again."""
+        logs = self._shard_logs()
+        if not all(logs.usable(s) for s in range(len(self.ledger.shards))):
+            return  # a shard's cluster is down: retry once every parked event can be read
         self._caches.pop(target.label, None)
         with conn.transaction():
             for shard in range(len(self.ledger.shards)):
-                events = park.take(conn, self.ledger, target, shard)
+                events = park.take(conn, self.ledger, target, shard, log=logs.conn(shard))
                 target.parked[shard] = {}
                 park.one_by_one(conn, target, shard, events, self._wants)
             park.retried(conn, target)
@@ -532,6 +583,12 @@ def _notice(shard: int, end: int | None, group: list[Target]) -> str | None:
     """What the batch tells readers waiting on senki_projected: its live models' position."""
     live = sorted({t.projection.name for t in group if not t.building})
     return f"{shard}:{end}:{','.join(live)}" if live and end is not None else None
+
+
+def _shard_urls(home: str, ledger: Ledger) -> tuple[str, ...]:
+    """Each shard's cluster, for a child lane's ledger; empty when every shard is on home."""
+    urls = tuple(shard.url or home for shard in ledger.shards)
+    return () if all(url == home for url in urls) else urls
 
 
 def _channel(shard: int) -> str:
