@@ -51,6 +51,14 @@ class LivenessView:
     detail: str | None = None
 
 
+@dataclass(frozen=True)
+class ShardReadiness:
+    """One shard's part of /readyz: `ok`, or `unavailable` while its cluster does not answer."""
+
+    shard: int
+    status: str
+
+
 class Unavailable(RuntimeError):
     """The database cannot be reached right now (HTTP 503)."""
 
@@ -61,8 +69,9 @@ class SenkiPort(Protocol):
     version: str
     ruleset_versions: dict[str, str]
 
-    def check_ready(self) -> None:
-        """Raise Unavailable unless the database answers a query."""
+    def check_ready(self) -> list[ShardReadiness] | None:
+        """Raise Unavailable unless the home database answers a query; with a cluster per
+        shard, how each shard's cluster answers (None: every shard is in the home database)."""
 
     def liveness(self) -> LivenessView:
         """Whether the process does its job, without a query (the embedded server's keeper)."""

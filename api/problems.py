@@ -19,6 +19,7 @@ from domain.errors import CommandRefused, NotPermitted
 from domain.rules.errors import RuleViolation
 from infra.projector.reads import NotBuilt
 from infra.services.executor import IdempotencyKeyReused, StaleVersion
+from infra.store.connect import ShardUnavailable
 from infra.store.ledger import ConcurrencyConflict, is_unavailable
 
 log = logging.getLogger("senki.api")
@@ -42,6 +43,9 @@ class Problem(BaseModel):
     rule_id: str | None = Field(default=None, description="The rule (RULES.md) that refused it.")
     current_version: int | None = Field(default=None, description="The version now (412).")
     errors: list[FieldError] | None = Field(default=None, description="Field errors (422).")
+    shards: list[int] | None = Field(
+        default=None, description="The shards whose PostgreSQL cluster is unavailable (503)."
+    )
 
 
 def problem(status: int, kind: str, title: str, detail: str, **extra: Any) -> JSONResponse:
@@ -164,8 +168,25 @@ def install(app: FastAPI) -> None:
     async def unavailable(request: Request, error: Unavailable) -> JSONResponse:
         return problem(503, "unavailable", "Database unavailable", str(error))
 
+    @app.exception_handler(ShardUnavailable)
+    async def shard_unavailable(request: Request, error: ShardUnavailable) -> JSONResponse:
+        # One shard's cluster is down: its campaigns wait, the other shards serve (issue #18).
+        log.warning("shard %s unavailable: %s %s", error.shards, request.method, request.url)
+        response = problem(
+            503,
+            "shard-unavailable",
+            "Shard unavailable",
+            f"{error} Retry with the same Idempotency-Key.",
+            shards=list(error.shards),
+        )
+        response.headers["Retry-After"] = "2"
+        return response
+
     @app.exception_handler(Exception)
     async def unexpected(request: Request, error: Exception) -> JSONResponse:
+        shard_error = _shard_error(error)
+        if shard_error is not None:
+            return await shard_unavailable(request, shard_error)
         if is_unavailable(error):
             # A pooled connection that died with a database restart fails one write; the
             # client's retry (same Idempotency-Key) gets a fresh connection.
@@ -186,3 +207,15 @@ def install(app: FastAPI) -> None:
             "Internal error",
             "Senki hit an unexpected error; it is logged. Retry with the same Idempotency-Key.",
         )
+
+
+def _shard_error(error: BaseException) -> ShardUnavailable | None:
+    """The ShardUnavailable behind an error that wraps it (a service re-raising), if any."""
+    seen: BaseException | None = error
+    for _ in range(8):  # a chain of causes is short; never loop on a cycle
+        if seen is None:
+            return None
+        if isinstance(seen, ShardUnavailable):
+            return seen
+        seen = seen.__cause__ or seen.__context__
+    return None

@@ -12,7 +12,13 @@ from typing import Any
 
 from psycopg_pool import ConnectionPool
 
-from api.ports import LivenessView, LogHeadView, ProjectionPositionView, Unavailable
+from api.ports import (
+    LivenessView,
+    LogHeadView,
+    ProjectionPositionView,
+    ShardReadiness,
+    Unavailable,
+)
 from domain.campaign.campaign import Campaign
 from domain.campaign.character import Character
 from domain.catalog import registry
@@ -34,6 +40,7 @@ from infra.services.units import UnitService
 from infra.services.visibility import VisibilityService
 from infra.services.watched_states import WatchedStates
 from infra.settings import Settings
+from infra.store.connect import ShardDatastore
 from infra.store.ledger import Ledger, is_unavailable, open_ledger
 from infra.store.migrate import SCHEMA_VERSION, migrate, schema_version
 from infra.store.snapshot_seal import derive_snapshot_key
@@ -71,7 +78,9 @@ class Runtime:
         self.campaigns = CampaignService(self.executor, self.dice_key, utc_now)
         # Token checks and sheet reads skip the database while no append is heard
         # (infra/services/watched_states.py).
-        self.append_watch = AppendWatch(self.urls.service, shards=len(self.ledger.shards))
+        self.append_watch = AppendWatch(
+            self.urls.service, shards=len(self.ledger.shards), shard_urls=self.urls.shards
+        )
         self.campaigns.access = WatchedStates[Campaign](self.append_watch)
         self.character_states = WatchedStates[Character](self.append_watch)
         self.disputes = DisputeService(self.executor, utc_now)
@@ -91,18 +100,34 @@ class Runtime:
         """Project the read models on a thread of this process (`serve`, embedded default)."""
         self.projector = BackgroundProjector(Projector(self.urls.service, self.ledger)).start()
 
-    def check_ready(self) -> None:
+    def check_ready(self) -> list[ShardReadiness] | None:
+        """The home database answers (else Unavailable); with a cluster per shard, how each
+        shard's cluster answers: a shard that is down leaves the pod ready (degraded)."""
         try:
-            self.ledger.head()
+            if not self.urls.shards:
+                self.ledger.head()
+                return None
+            with self.ledger.placements.datastore.transaction(commit=False) as cursor:
+                cursor.execute("SELECT 1")
         except Exception as error:
             if is_unavailable(error):
                 raise Unavailable("PostgreSQL does not answer; retry shortly") from error
             raise
+        answers: dict[int, bool] = {}  # one probe per cluster, however many shards it holds
+        report = []
+        for index, shard in enumerate(self.ledger.shards):
+            store = shard.datastore
+            if id(store) not in answers:
+                answers[id(store)] = not isinstance(store, ShardDatastore) or store.probe()
+            report.append(ShardReadiness(index, "ok" if answers[id(store)] else "unavailable"))
+        return report
 
     def reconnect(self) -> None:
         """After the embedded server came back: replace every pooled connection that died
         with it now, so the next requests (and /readyz) do not each find a dead one first."""
         pools: dict[int, ConnectionPool[Any]] = {id(self.read_models.pool): self.read_models.pool}
+        home = self.ledger.placements.datastore.pool
+        pools[id(home)] = home
         for shard in self.ledger.shards:
             pools[id(shard.datastore.pool)] = shard.datastore.pool  # shards may share one
         for pool in pools.values():

@@ -68,7 +68,9 @@ class Database:
             owner = migration.get_secret_value() if migration else service
             shards = [url.get_secret_value() for url in self.settings.shard_urls]
             owners = [url.get_secret_value() for url in self.settings.shard_migration_urls]
-            return DatabaseUrls(service, owner, shards, owners or list(shards))
+            # Default owner of a shard: its own URL, or the home owner for a shard on home.
+            owners = owners or [owner if url == service else url for url in shards]
+            return DatabaseUrls(service, owner, shards, owners)
         from infra.embedded_keeper import Keeper
         from infra.embedded_pg import EmbeddedPostgres, EmbeddedPostgresError
 

@@ -3,16 +3,25 @@
 from __future__ import annotations
 
 from fastapi import APIRouter, HTTPException
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from api.deps import SenkiDep
 
 router = APIRouter(tags=["health"])
 
 
+class ShardHealth(BaseModel):
+    shard: int
+    status: str = Field(description="`ok`, or `unavailable` while its cluster does not answer.")
+
+
 class Health(BaseModel):
     status: str
     detail: str | None = None
+    shards: list[ShardHealth] | None = Field(
+        default=None,
+        description="With a PostgreSQL cluster per shard: how each answers (docs/scaling.md).",
+    )
 
 
 class Version(BaseModel):
@@ -41,12 +50,20 @@ def healthz(senki: SenkiDep) -> Health:
     "/readyz",
     response_model=Health,
     response_model_exclude_none=True,
-    responses={503: {"description": "Database down"}},
+    responses={503: {"description": "The home database is down"}},
 )
 def readyz(senki: SenkiDep) -> Health:
-    """The database answers a query, so requests can be served."""
-    senki.check_ready()
-    return Health(status="ready")
+    """The database answers a query, so requests can be served.
+
+    With a cluster per shard, 200 while the home database answers, `degraded` with a report
+    per shard when some shard's cluster does not: the campaigns on the others are served, so
+    the pod stays in service (a shard outage is not this pod's to fix)."""
+    shards = senki.check_ready()
+    if shards is None:
+        return Health(status="ready")
+    report = [ShardHealth(shard=s.shard, status=s.status) for s in shards]
+    degraded = any(s.status != "ok" for s in shards)
+    return Health(status="degraded" if degraded else "ready", shards=report)
 
 
 @router.get("/v1/version", response_model=Version)

@@ -24,7 +24,8 @@ import os
 import select
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from contextlib import ExitStack
 from dataclasses import dataclass
 from typing import Any
 from uuid import UUID
@@ -58,9 +59,16 @@ class AppendWatch:
         shards: int,
         options: WatchOptions | None = None,
         clock: Callable[[], float] = time.monotonic,
+        shard_urls: Sequence[str] = (),
     ) -> None:
         self.url = url
         self.channels = [f"events_{shard}" for shard in range(shards)]
+        # With a cluster per shard (docs/scaling.md) each shard's appends NOTIFY on its own
+        # cluster: one connection LISTENs on each, and losing any of them voids every ticket.
+        self.clusters: dict[str, list[str]] = {}
+        for shard, channel in enumerate(self.channels):
+            where = shard_urls[shard] if shard_urls else url
+            self.clusters.setdefault(where, []).append(channel)
         self.options = options or WatchOptions()
         self.clock = clock
         self.generation = 0
@@ -152,9 +160,13 @@ class AppendWatch:
         failures = 0
         while not self._stop.is_set():
             try:
-                with psycopg.connect(self.url, **_CONNECT) as conn:
+                with ExitStack() as opened:
+                    conns = {
+                        opened.enter_context(psycopg.connect(url, **_CONNECT)): channels
+                        for url, channels in self.clusters.items()
+                    }
                     failures = 0
-                    self._listen(conn)
+                    self._listen(conns)
             except psycopg.Error as error:
                 # Once per outage, not once per retry: the caches are bypassed meanwhile.
                 failures += 1
@@ -166,19 +178,30 @@ class AppendWatch:
                 self._set_listening(False)
             self._wait(self.options.retry_s)
 
-    def _listen(self, conn: psycopg.Connection[Any]) -> None:
-        conn.add_notify_handler(lambda notify: self._heard(notify.payload))
-        for channel in self.channels:
-            conn.execute(sql.SQL("LISTEN {}").format(sql.Identifier(channel)))
+    def _listen(self, conns: dict[psycopg.Connection[Any], list[str]]) -> None:
+        for conn, channels in conns.items():
+            conn.add_notify_handler(lambda notify: self._heard(notify.payload))
+            for channel in channels:
+                conn.execute(sql.SQL("LISTEN {}").format(sql.Identifier(channel)))
         # From here on every commit is heard; what was read before may be stale.
         self._set_listening(True)
+        by_fileno = {conn.fileno(): conn for conn in conns}
+        last = dict.fromkeys(conns, self.clock())  # when each connection last proved alive
         while not self._stop.is_set():
-            if self._wait(self.options.heartbeat_s, conn.fileno()):
-                self._drain(conn)  # a NOTIFY (or the server closing) made the socket readable
-            elif not self._stop.is_set():
-                conn.execute("SELECT 1")  # quiet: prove the connection is alive
-                self._drain(conn)
-                self._heard(None)
+            for fileno in self._wait_any(self.options.heartbeat_s, list(by_fileno)):
+                self._drain(by_fileno[fileno])  # a NOTIFY (or the server closing)
+                last[by_fileno[fileno]] = self.clock()
+            if self._stop.is_set():
+                return
+            for conn in conns:
+                if self.clock() - last[conn] >= self.options.heartbeat_s:
+                    conn.execute("SELECT 1")  # quiet: prove the connection is alive
+                    self._drain(conn)
+                    last[conn] = self.clock()
+            # Trusted as far as the least recently heard connection: a cluster whose
+            # connection hangs silently bounds the tickets even while another one is busy.
+            self._heard(None)
+            self.heard_at = min(last.values())
 
     def _drain(self, conn: psycopg.Connection[Any]) -> None:
         """Hear every NOTIFY that reached the socket (those read during a query already were,
@@ -186,6 +209,13 @@ class AppendWatch:
         conn.pgconn.consume_input()  # raises once the server has closed the connection
         while (notify := conn.pgconn.notifies()) is not None:
             self._heard(notify.extra.decode())
+
+    def _wait_any(self, seconds: float, filenos: list[int]) -> list[int]:
+        """Sleep up to `seconds`; the connections' sockets that became readable."""
+        readable, _, _ = select.select([self._wake_read, *filenos], [], [], seconds)
+        if self._stop.is_set():
+            return []
+        return [fileno for fileno in readable if fileno != self._wake_read]
 
     def _wait(self, seconds: float, fileno: int | None = None) -> bool:
         """Sleep up to `seconds`; True if the connection's socket became readable."""

@@ -23,6 +23,7 @@ _PASSED_BY_LIBRARY = frozenset({"dbname", "host", "port", "user", "password"})
 # After a shard's cluster failed to give a connection, its requests fail at once for this long
 # (each answers 503 + Retry-After) instead of each waiting out the pool's timeout again.
 SHARD_DOWN_S = 2.0
+SUSPECT_WAIT_S = 1.0  # longest wait for a connection to a cluster that was just down
 
 
 class ShardUnavailable(OperationalError):
@@ -43,12 +44,14 @@ class ShardUnavailable(OperationalError):
 class ShardDatastore(PostgresDatastore):
     """The library's datastore for the cluster of `shards`: a failure to reach it names them.
 
-    Failing to get a connection opens a short breaker (SHARD_DOWN_S): requests for a cluster
-    that is down answer at once rather than each waiting the pool's timeout, and the pool keeps
-    reconnecting in the background meanwhile."""
+    Failing to get a connection opens a short breaker (SHARD_DOWN_S) and, until the cluster
+    answers again, waits for a connection at most SUSPECT_WAIT_S rather than the pool's
+    timeout: requests for a cluster that is down answer 503 at once (or within a second)
+    instead of each holding a worker for 10 s, and the pool keeps reconnecting meanwhile."""
 
     shards: tuple[int, ...] = ()
     _down_until: float = 0.0
+    _usual_wait: float | None = None  # the pool's own timeout while the cluster is suspect
 
     @contextmanager
     def get_connection(self) -> Iterator[psycopg.Connection[DictRow]]:
@@ -56,18 +59,43 @@ class ShardDatastore(PostgresDatastore):
             raise ShardUnavailable(self.shards, "it did not answer moments ago") from (
                 psycopg_pool.PoolTimeout("shard breaker open")  # not retried (infra/store/retry)
             )
+        reached = False
         try:
             with super().get_connection() as conn:
+                reached = True
+                if self._usual_wait is not None:
+                    self.reachable()
                 yield conn
         except (OperationalError, InterfaceError) as error:
             if not self.shards or not _unreachable(error):
                 raise
-            self._down_until = time.monotonic() + SHARD_DOWN_S
+            if not reached:  # no connection at all; a lost one is retried first (retry.py)
+                self.unreachable()
             raise ShardUnavailable(self.shards, _first_line(error)) from error.__cause__
 
+    def probe(self, timeout: float = SUSPECT_WAIT_S) -> bool:
+        """Whether the cluster gives a connection that answers within `timeout` (/readyz)."""
+        try:
+            with self.pool.connection(timeout=timeout) as conn:
+                conn.execute("SELECT 1")
+        except (psycopg.Error, psycopg_pool.PoolTimeout):
+            self.unreachable()
+            return False
+        self.reachable()
+        return True
+
+    def unreachable(self) -> None:
+        self._down_until = time.monotonic() + SHARD_DOWN_S
+        if self._usual_wait is None:
+            self._usual_wait = self.pool.timeout
+            self.pool.timeout = SUSPECT_WAIT_S
+
     def reachable(self) -> None:
-        """Close the breaker (a probe just reached the cluster)."""
+        """The cluster answered: close the breaker, wait the pool's usual timeout again."""
         self._down_until = 0.0
+        usual, self._usual_wait = self._usual_wait, None
+        if usual is not None:
+            self.pool.timeout = usual
 
 
 def _unreachable(error: BaseException) -> bool:

@@ -48,11 +48,12 @@ def migrate(
     on: dict[str, list[int]] = {}
     for index, shard_url in enumerate(shard_owner_urls or [owner_url] * shards):
         on.setdefault(shard_url, []).append(index)
+    at_home = on.pop(owner_url, [])
     with _locked(owner_url) as conn:
         _ensure_schema_and_role(conn, app_role)
         _run_file(conn, "common.sql", app_role)
         _run_file(conn, "placements.sql", app_role)
-        _create_shards(conn, owner_url, app_role, on.pop(owner_url, []))
+        _create_shards(conn, owner_url, app_role, at_home)
         _run_file(conn, "read.sql", app_role)
         _run_file(conn, "park.sql", app_role)
         if not on:
@@ -66,7 +67,7 @@ def migrate(
             _record(shard_conn)
     if on:
         with _locked(owner_url) as conn:
-            _backfill_from_clusters(conn, shards, on)
+            _backfill_from_clusters(conn, shards, {owner_url: at_home, **on})
     return SCHEMA_VERSION
 
 
