@@ -69,7 +69,7 @@ def test_one_cluster_down_stops_only_its_campaigns_and_loses_nothing(
                 time.sleep(DOWN_S)
                 clusters.start(layout.shard_hosts[DOWN])
                 end = outage.now()
-                wait_for(lambda: ready(deployment.servers[0])["status"] == "ok", timeout=60)
+                wait_for(lambda: ready(deployment.servers[0])["status"] == "ready", timeout=60)
             finally:
                 played = load.result()
 
