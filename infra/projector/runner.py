@@ -7,7 +7,9 @@ projector stands by, retrying, and takes over when the holder's session ends (a 
 SIGKILL and a lost connection all end it). The same connection also holds a lock per read
 model it projects, which is what lanes (`infra.projector.lanes`: models split over child
 processes) rely on. The lock connection also LISTENs on each shard's
-channel (the event store NOTIFYs `events_<shard>` on every append), with a poll fallback.
+channel (the event store NOTIFYs `events_<shard>` on every append), with a poll fallback. A
+shard on a PostgreSQL cluster of its own is read, and heard, on a connection to that cluster;
+while it is down the other shards go on (infra/projector/shard_logs.py, docs/scaling.md).
 """
 
 from __future__ import annotations
