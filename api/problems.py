@@ -20,7 +20,7 @@ from domain.rules.errors import RuleViolation
 from infra.projector.reads import NotBuilt
 from infra.services.executor import IdempotencyKeyReused, StaleVersion
 from infra.store.connect import ShardUnavailable
-from infra.store.ledger import ConcurrencyConflict, is_unavailable
+from infra.store.ledger import ConcurrencyConflict, StreamMoved, is_unavailable
 
 log = logging.getLogger("senki.api")
 
@@ -162,6 +162,13 @@ def install(app: FastAPI) -> None:
             str(error),  # it says to retry shortly; Retry-After says when
         )
         response.headers["Retry-After"] = "2"
+        return response
+
+    @app.exception_handler(StreamMoved)
+    async def moving(request: Request, error: StreamMoved) -> JSONResponse:
+        # A campaign being moved between shards: writes pause until its placement switches.
+        response = problem(503, "campaign-moving", "Campaign is being moved", str(error))
+        response.headers["Retry-After"] = "1"
         return response
 
     @app.exception_handler(Unavailable)

@@ -18,6 +18,7 @@ from rich.table import Table
 from infra import cli_options, gc_tuning
 from infra.cli_audit import audit, export
 from infra.cli_dice import dice_app
+from infra.cli_move import campaigns_app
 from infra.cli_projections import project, projections_app
 from infra.embedded_pg import install_termination_handlers
 from infra.errors import explain
@@ -38,6 +39,7 @@ app = typer.Typer(
 db_app = typer.Typer(no_args_is_help=True, help="Database schema.")
 app.add_typer(db_app, name="db")
 app.add_typer(dice_app, name="dice")
+app.add_typer(campaigns_app, name="campaigns")
 app.add_typer(projections_app, name="projections")
 app.command("project")(project)
 app.command()(audit)

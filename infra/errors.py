@@ -27,10 +27,12 @@ def _known() -> list[tuple[tuple[type[BaseException], ...], int]]:
     from infra.database import DatabaseUnavailable
     from infra.dice_key import DiceKeyError
     from infra.store.migrate import MigrationError
+    from infra.store.move import MoveFailed, MoveRefused
     from infra.store.placement import ShardsShrunk
 
     return [
-        ((DiceSyntaxError, DiceEntryError, RollLogClosed, RuleViolation), BAD_INPUT),
+        ((DiceSyntaxError, DiceEntryError, RollLogClosed, RuleViolation, MoveRefused), BAD_INPUT),
+        ((MoveFailed,), UNEXPECTED),
         (
             (NotMigrated, MigrationError, DiceKeyError, DatabaseUnavailable, ShardsShrunk),
             SETUP,

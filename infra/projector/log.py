@@ -15,6 +15,7 @@ the commit-to-visible latency.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -77,16 +78,29 @@ def read_window(
     *,
     cap: int | None = None,
     skip: tuple[str, ...] = (),
+    behind: Sequence[int] = (),
 ) -> Window:
-    """Events after `after` up to `after + limit` (and `cap`), but for topics in `skip`."""
+    """Events after `after` up to `after + limit` (and `cap`), but for topics in `skip`.
+
+    `behind`: where the batch's models stand on every shard. A stream moved here from another
+    shard has its new events held back until the models have projected the old shard past
+    the move's fence, so that a stream's events are always applied in version order, in a
+    rebuild too (infra/store/move.py)."""
     upper = after + limit if cap is None else min(after + limit, cap)
-    rows = conn.execute(_query(shard, skip), (after, upper)).fetchall()
+    parameters = {"after": after, "upper": upper, "behind": list(behind)}
+    rows = conn.execute(_query(shard, skip), parameters).fetchall()
     head = rows[0][5] if rows else None
     if head is None or head <= after:
         return Window([], None, at_head=cap is None)
+    blocked = rows[0][6]
+    if blocked is not None:
+        upper = min(upper, int(blocked) - 1)
+        if upper <= after:
+            return Window([], None, at_head=False)
     registry = ledger.mapper.registry
     events = [Entry(registry, row[:5]) for row in rows if row[0] is not None]
-    return Window(events, min(head, upper), at_head=cap is None and head <= upper)
+    at_head = cap is None and blocked is None and head <= upper
+    return Window(events, min(head, upper), at_head=at_head)
 
 
 @lru_cache(maxsize=64)
@@ -98,16 +112,35 @@ def _query(shard: int, skip: tuple[str, ...]) -> bytes:
     skipped topics are a constant in the statement, not a parameter: PostgreSQL (15 and
     later) then looks each row's topic up in a hash of them rather than comparing it with
     every one, in the generic plan of the prepared statement too.
+
+    Copies a campaign move wrote here (`events_N_copies`, infra/sql/move.sql) are left out
+    too: their originals on the old shard were projected already (once, exactly), so the
+    read models take a moved stream's history from where it was written and its new events
+    from here; `blocked` is the first new event of a moved stream whose old shard the models
+    have not projected past the fence yet (the window stops before it). The copies table is
+    small (one row per moved stream, none without moves): the extra work is negligible.
     """
     topics = sql.Literal(text_array(skip)).as_string().replace("%", "%%")  # not a placeholder
     return (
         sql.SQL(
             "SELECT e.notification_id, e.originator_id, e.originator_version, e.topic, e.state, "
-            "h.head FROM (SELECT max(notification_id) AS head FROM {t}) h "
-            "LEFT JOIN {t} e ON e.notification_id > %s AND e.notification_id <= %s "
-            "AND e.topic <> ALL(<skip>::text[]) ORDER BY e.notification_id"
+            "h.head, h.blocked FROM (SELECT max(notification_id) AS head, "
+            "(SELECT min(b.notification_id) FROM {t} b JOIN {c} bc ON bc.stream_id = "
+            "b.originator_id WHERE b.notification_id > %(after)s AND b.notification_id <= "
+            "%(upper)s AND b.originator_version > bc.upto_version AND bc.fence_position > "
+            "coalesce((%(behind)s::bigint[])[bc.from_shard + 1], bc.fence_position)) AS blocked "
+            "FROM {t}) h "
+            "LEFT JOIN {t} e ON e.notification_id > %(after)s "
+            "AND e.notification_id <= least(%(upper)s, h.blocked - 1) "
+            "AND e.topic <> ALL(<skip>::text[]) AND NOT EXISTS (SELECT 1 FROM {c} c "
+            "WHERE c.stream_id = e.originator_id "
+            "AND (c.upto_version IS NULL OR e.originator_version <= c.upto_version)) "
+            "ORDER BY e.notification_id"
         )
-        .format(t=sql.Identifier(SCHEMA, ShardTables(shard).events))
+        .format(
+            t=sql.Identifier(SCHEMA, ShardTables(shard).events),
+            c=sql.Identifier(SCHEMA, f"{ShardTables(shard).events}_copies"),
+        )
         .as_string()
         .replace("<skip>", topics)
         .encode()

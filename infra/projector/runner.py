@@ -312,6 +312,7 @@ class Projector:
                 self.options.batch_size,
                 cap=cap,
                 skip=self._unwanted(group),
+                behind=[min(t.positions[i] for t in group) for i in range(len(self.ledger.shards))],
             )
         except ShardDown:
             return None

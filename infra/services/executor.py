@@ -22,7 +22,13 @@ from uuid import UUID
 
 from domain.aggregate import AggregateKind, Decided, NotFound
 from domain.events import DomainEvent
-from infra.store.ledger import ConcurrencyConflict, DuplicateRequest, Ledger, StreamWrite
+from infra.store.ledger import (
+    ConcurrencyConflict,
+    DuplicateRequest,
+    Ledger,
+    StreamMoved,
+    StreamWrite,
+)
 from infra.store.recorder import IdempotencyRecord
 
 S = TypeVar("S")
@@ -141,6 +147,10 @@ class Executor:
             self._cache.move_to_end(stream_id)
             return found
 
+    def _forget(self, stream_id: UUID) -> None:
+        with self._cache_lock:
+            self._cache.pop(stream_id, None)
+
     def _remember(self, stream_id: UUID, version: int, state: object) -> None:
         with self._cache_lock:
             known = self._cache.get(stream_id)
@@ -214,6 +224,14 @@ class Executor:
                 command = replace(command, loaded=None)
             try:
                 return self._attempt(command, shard)
+            except StreamMoved:
+                # The campaign was moved (senki campaigns move): once the directory names its
+                # new shard, decide again there; while the move still verifies, a 503.
+                moved_to = self.ledger.placements.lookup(stream_id)
+                self._forget(stream_id)
+                if moved_to == shard or attempt == _ATTEMPTS - 1:
+                    raise
+                shard = moved_to
             except DuplicateRequest:
                 # The key is taken: this is a retry (or a concurrent twin) of an answered
                 # request, and the events just decided were not appended.

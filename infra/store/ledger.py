@@ -62,6 +62,34 @@ class DuplicateRequest(RuntimeError):
         self.key = key
 
 
+class StreamMoved(RuntimeError):
+    """The shard refused the append: the stream was moved to another shard (schema 9's fence,
+    infra/sql/move.sql). The cached placement is dropped; the caller writes on the new shard
+    once the directory names it, or answers 503 until then (the move is still verifying)."""
+
+    def __init__(self, stream_id: UUID, shard: int) -> None:
+        super().__init__(
+            f"stream {stream_id} is being moved off shard {shard} (senki campaigns move): "
+            "retry in a moment with the same Idempotency-Key"
+        )
+        self.stream_id = stream_id
+        self.shard = shard
+
+
+MOVED_SQLSTATE = "SKMOV"  # raised by a shard's append function for a fenced stream
+
+
+def _moved_stream(error: BaseException) -> UUID | None:
+    """The stream named by a shard's fence refusal (SQLSTATE SKMOV), if that is the error."""
+    seen: BaseException | None = error
+    while seen is not None:
+        if isinstance(seen, psycopg.Error) and seen.sqlstate == MOVED_SQLSTATE:
+            detail = (seen.diag.message_detail or "").partition(":")[0]
+            return UUID(detail) if detail else None
+        seen = seen.__cause__ or seen.__context__
+    return None
+
+
 @dataclass(frozen=True)
 class StreamWrite:
     """New events for one stream, numbered after `expected_version`."""
@@ -172,6 +200,13 @@ class Ledger:
             ids = self.shards[shard].recorder.insert_events(stored, idempotency=idempotency)
         except IntegrityError as error:
             raise self._explain(error, writes, idempotency) from error
+        except Exception as error:
+            moved = _moved_stream(error)
+            if moved is None:
+                raise
+            for write in writes:  # every stream of the append: one campaign, moved together
+                self.placements.forget(write.stream_id)
+            raise StreamMoved(moved, shard) from error
         return list(ids or [])
 
     def _explain(

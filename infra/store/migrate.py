@@ -19,8 +19,10 @@ from infra.store.recorder import SenkiRecorder
 # (events a read model could not take, infra/sql/park.sql); 6: sealed snapshots
 # (snapshot_seal.sql: chain position, chain hash and MAC columns; older rows are ignored);
 # 7: one append, one statement (append.sql: events_N_append, EXECUTE granted to the service
-# role; a version-6 database is upgraded by running `senki db migrate` again)
-SCHEMA_VERSION = 7
+# role; a version-6 database is upgraded by running `senki db migrate` again); 9: moving a
+# campaign between shards (move.sql per shard: the fence, the copy markers and the fenced
+# append function; move_home.sql: senki.relocations)
+SCHEMA_VERSION = 9
 # Read models (infra/projector): rebuildable from the log, so the service role owns their tables.
 READ_SCHEMA = "senki_read"
 _MIGRATION_LOCK = 0x53454E4B49  # "SENKI": one migrator at a time (k8s Job and embedded serve)
@@ -56,6 +58,7 @@ def migrate(
         _create_shards(conn, owner_url, app_role, at_home)
         _run_file(conn, "read.sql", app_role)
         _run_file(conn, "park.sql", app_role)
+        _run_file(conn, "move_home.sql", app_role)
         if not on:
             _backfill_placements(conn, shards)
         _record(conn)
@@ -98,6 +101,7 @@ def _create_shards(
         _run_file(conn, "shard.sql", app_role, tables)
         _run_file(conn, "snapshot_seal.sql", app_role, tables)
         _run_file(conn, "append.sql", app_role, tables)
+        _run_file(conn, "move.sql", app_role, tables)
 
 
 def _record(conn: psycopg.Connection[tuple[object, ...]]) -> None:
@@ -210,6 +214,8 @@ def _run_file(
             "sequence": sql.Identifier(tables.sequence),
             "chain_fn": sql.Identifier(f"{tables.events}_chain_link"),
             "append_fn": sql.Identifier(tables.append_function),
+            "moved": sql.Identifier(f"{tables.events}_moved"),
+            "copies": sql.Identifier(f"{tables.events}_copies"),
             "genesis": sql.Literal(tables.chain_genesis),
             "sealed": sql.Identifier(f"{tables.snapshots}_sealed"),
             "sealed_name": sql.Literal(f"{tables.snapshots}_sealed"),
