@@ -21,13 +21,16 @@ import psycopg
 import pytest
 from psycopg import sql
 
-from infra.store.ledger import Ledger
 from infra.store.names import SCHEMA, ShardTables
 from tests.clusters import outage
-from tests.clusters.checks import assert_chains_verify, assert_read_models_equal_a_rebuild
+from tests.clusters.checks import (
+    assert_chains_verify,
+    assert_read_models_equal_a_rebuild,
+    placed_streams,
+)
 from tests.clusters.deployment import ClusterDeployment
 from tests.clusters.log import cluster_ledger
-from tests.fault.checks import Streams, assert_exactly_once
+from tests.fault.checks import assert_exactly_once
 from tests.fault.client import Acks
 from tests.fault.load import Plan, open_campaigns, wait_for_acks
 from tests.support.clusters import Clusters, Layout
@@ -105,22 +108,6 @@ def _campaign(acks: list[Any]) -> str:
     if "/campaigns/" in first.path:
         return str(first.path.split("/")[3])
     return str(first.answer.get("campaign_id", ""))
-
-
-def placed_streams(ledger: Ledger) -> Streams:
-    """Every stream's events from the shard it is placed on now (a moved stream's retired
-    copy on its old shard is left out, as every read leaves it out)."""
-    streams: Streams = {}
-    for shard in range(len(ledger.shards)):
-        after = 0
-        while batch := ledger.read_log(shard=shard, after=after, limit=2000):
-            for recorded in batch:
-                if ledger.placements.shard_of(recorded.stream_id) == shard:
-                    streams.setdefault(recorded.stream_id, []).append(recorded)
-            after = batch[-1].position or after
-    for events in streams.values():
-        events.sort(key=lambda r: r.version)
-    return streams
 
 
 def stored_answers(layout: Layout) -> dict[str, list[dict[str, Any]]]:
