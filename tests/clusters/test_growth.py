@@ -21,6 +21,9 @@ from tests.support.clusters import Clusters
 
 pytestmark = [pytest.mark.clusters, pytest.mark.slow]
 
+TWO_SHARDS = Plan(
+    campaigns=2, encounters_per_campaign=1, rulings_per_encounter=4, rolls_per_campaign=3
+)
 # One table on a campaign of each of the three shards.
 THREE_SHARDS = Plan(
     campaigns=3, encounters_per_campaign=1, rulings_per_encounter=4, rolls_per_campaign=3
@@ -35,9 +38,8 @@ def test_a_new_cluster_takes_new_campaigns_and_the_old_ones_stay_put(
         try:
             # Given a deployment over two clusters whose tables have played
             deployment.migrate()
-            deployment.start_apis(1)
-            deployment.start_projectors(("blue",))
-            before, played = play_small(deployment)
+            deployment.start_apis(1)  # the projector starts after the growth, from position 0
+            before, played = play_small(deployment, TWO_SHARDS)
             placed = {c.id: deployment.shard_of(c.id) for c in before}
 
             # When the operator adds cluster 2 as shard 2, migrates and restarts

@@ -37,7 +37,7 @@ from tests.support.clusters import Clusters, Layout
 
 pytestmark = [pytest.mark.clusters, pytest.mark.slow]
 
-PLAN = Plan(campaigns=2, encounters_per_campaign=2, rulings_per_encounter=30, rolls_per_campaign=30)
+PLAN = Plan(campaigns=2, encounters_per_campaign=2, rulings_per_encounter=24, rolls_per_campaign=24)
 FROM, TO = 0, 1
 
 
@@ -49,7 +49,7 @@ def test_a_campaign_moves_to_another_cluster_under_load_losing_nothing(
         try:
             # Given two clusters, a campaign on each, their tables playing
             deployment.migrate()
-            deployment.start_apis(2)
+            deployment.start_apis(1)
             deployment.start_projectors(("blue",))
             acks = Acks()
             tables = open_campaigns(deployment.servers, acks, PLAN, deployment.shard_of, 2)
