@@ -24,6 +24,7 @@ _PASSED_BY_LIBRARY = frozenset({"dbname", "host", "port", "user", "password"})
 # (each answers 503 + Retry-After) instead of each waiting out the pool's timeout again.
 SHARD_DOWN_S = 2.0
 SUSPECT_WAIT_S = 1.0  # longest wait for a connection to a cluster that was just down
+PROBE_WAIT_S = 0.5  # /readyz: a kubelet's probe times out after 1 s by default
 
 
 class ShardUnavailable(OperationalError):
@@ -69,12 +70,17 @@ class ShardDatastore(PostgresDatastore):
         except (OperationalError, InterfaceError) as error:
             if not self.shards or not _unreachable(error):
                 raise
-            if not reached:  # no connection at all; a lost one is retried first (retry.py)
+            if reached:  # a pooled connection died with its server: retried first (retry.py),
+                self.suspect()  # but no longer waiting the pool's full timeout for a new one
+            else:  # no connection at all
                 self.unreachable()
             raise ShardUnavailable(self.shards, _first_line(error)) from error.__cause__
 
-    def probe(self, timeout: float = SUSPECT_WAIT_S) -> bool:
-        """Whether the cluster gives a connection that answers within `timeout` (/readyz)."""
+    def probe(self, timeout: float = PROBE_WAIT_S) -> bool:
+        """Whether the cluster gives a connection that answers within `timeout` (/readyz);
+        False at once while the breaker is open, so a probe never waits on a known outage."""
+        if time.monotonic() < self._down_until:
+            return False
         try:
             with self.pool.connection(timeout=timeout) as conn:
                 conn.execute("SELECT 1")
@@ -86,6 +92,10 @@ class ShardDatastore(PostgresDatastore):
 
     def unreachable(self) -> None:
         self._down_until = time.monotonic() + SHARD_DOWN_S
+        self.suspect()
+
+    def suspect(self) -> None:
+        """Wait at most SUSPECT_WAIT_S for a connection until the cluster answers again."""
         if self._usual_wait is None:
             self._usual_wait = self.pool.timeout
             self.pool.timeout = SUSPECT_WAIT_S

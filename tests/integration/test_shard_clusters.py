@@ -184,6 +184,26 @@ def test_the_projector_builds_the_read_models_from_both_clusters(
     assert tracked(deployment) == heads(runtime)
 
 
+def test_an_append_on_a_shard_cluster_is_heard_by_every_process(
+    deployment: Deployment, runtime: bootstrap.Runtime, campaigns: dict[int, Campaign]
+) -> None:
+    """Cached token checks and sheets stay correct: the watch LISTENs on shard 1's cluster."""
+    watch = runtime.append_watch
+    assert watch.wait_listening(10)
+    ticket = watch.ticket()
+    assert ticket is not None
+    other = bootstrap.start(deployment.settings())  # another API process
+    try:
+        with TestClient(create_app(lambda: other, lambda _: None)) as elsewhere:
+            away = campaigns[1]
+            pilot = register_pilot(Campaign(away.id, away.gm, elsewhere), owner="gm")["id"]
+    finally:
+        other.close()
+    assert other.ledger.shard_of(uuid.UUID(pilot)) == 1
+    assert watch.wait_past(ticket, 10), "the append on B was heard here"
+    assert not watch.still(ticket, uuid.UUID(pilot))
+
+
 def test_a_stopped_shard_cluster_stops_only_its_own_campaigns_and_catches_up_after(
     deployment: Deployment,
     runtime: bootstrap.Runtime,
