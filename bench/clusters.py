@@ -245,7 +245,7 @@ def prepare(clusters: Clusters, layout: Layout) -> None:
     if set(layout.shard_hosts) == {0}:  # the one-machine default: no shard URLs at all
         env = {k: v for k, v in env.items() if "SHARD_" not in k}
     done = subprocess.run(
-        [sys.executable, "-m", "infra.cli", "db", "migrate"],
+        [sys.executable, "-m", _cli(), "db", "migrate"],
         env=env, capture_output=True, text=True, timeout=300, check=False,
     )  # fmt: skip
     if done.returncode != 0:
@@ -258,6 +258,16 @@ def prepare(clusters: Clusters, layout: Layout) -> None:
                     "body bytea NOT NULL)"
                 ).format(sql.Identifier(RAW_TABLE))
             )
+
+
+def _cli() -> str:
+    """The CLI's module: `infra.cli.main` once the CLI is a package, else `infra.cli`."""
+    import importlib.util
+
+    try:
+        return "infra.cli.main" if importlib.util.find_spec("infra.cli.main") else "infra.cli"
+    except ModuleNotFoundError:  # infra.cli is a module, not a package
+        return "infra.cli"
 
 
 def set_up(layout: Layout, encounters: int) -> list[tuple[str, str]]:
