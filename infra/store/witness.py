@@ -142,6 +142,9 @@ def _placements(
 ) -> None:
     if shards == 1:
         return  # one shard records no placements
+    directory = conn.execute("SELECT to_regclass(%s) AS t", (f"{SCHEMA}.placements",)).fetchone()
+    if directory is None or directory["t"] is None:
+        return  # a shard on a cluster of its own: the directory is on home (docs/scaling.md)
     query = SQL(
         "SELECT p.stream_id, count(*) OVER () AS missing FROM {0}.placements p "
         "WHERE p.shard = %s AND NOT EXISTS (SELECT 1 FROM {1} e WHERE e.originator_id = "
