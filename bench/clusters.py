@@ -261,13 +261,8 @@ def prepare(clusters: Clusters, layout: Layout) -> None:
 
 
 def _cli() -> str:
-    """The CLI's module: `infra.cli.main` once the CLI is a package, else `infra.cli`."""
-    import importlib.util
-
-    try:
-        return "infra.cli.main" if importlib.util.find_spec("infra.cli.main") else "infra.cli"
-    except ModuleNotFoundError:  # infra.cli is a module, not a package
-        return "infra.cli"
+    """The CLI's module, as `python -m` runs it."""
+    return "infra.cli.main"
 
 
 def set_up(layout: Layout, encounters: int) -> list[tuple[str, str]]:
