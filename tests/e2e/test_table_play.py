@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from infra.demo import DemoTable, open_table
+from infra.demo.table import DemoTable, open_table
 from infra.demo.ak import COMBATANTS as AK_COMBATANTS
 from infra.demo.wz import COMBATANTS as WZ_COMBATANTS
 from infra.demo.wz import DECLARED as WZ_DECLARED
