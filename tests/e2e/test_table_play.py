@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from infra.demo.table import DemoTable, open_table
 from infra.demo.ak import COMBATANTS as AK_COMBATANTS
+from infra.demo.table import DemoTable, open_table
 from infra.demo.wz import COMBATANTS as WZ_COMBATANTS
 from infra.demo.wz import DECLARED as WZ_DECLARED
 from tests.e2e.conftest import LiveServer
