@@ -26,7 +26,7 @@ from typer.testing import CliRunner
 
 from api.app import create_app
 from infra import bootstrap
-from infra.cli import app as cli_app
+from infra.cli.main import app as cli_app
 from infra.projector.admin import request_rebuild
 from infra.services.executor import Idempotency
 from infra.settings import Settings
