@@ -10,7 +10,6 @@ from fastapi.middleware.cors import CORSMiddleware
 
 from api import metrics, openapi, problems
 from api.limits import BodySizeLimit
-from api.ports import SenkiPort
 from api.routes import (
     bcdice_api,
     campaigns,
@@ -25,6 +24,7 @@ from api.routes import (
 )
 from api.routes.table import router as table_router
 from api.web.router import router as web_router
+from infra.services import SenkiPort
 
 MAX_BODY_BYTES = 256 * 1024
 

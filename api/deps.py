@@ -10,8 +10,7 @@ from typing import Annotated, cast
 
 from fastapi import Depends, Request
 
-from api.ports import SenkiPort
-from infra.bootstrap import Runtime
+from infra.services import Runtime, SenkiPort
 
 
 async def get_senki(request: Request) -> SenkiPort:

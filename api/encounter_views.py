@@ -17,10 +17,7 @@ from pydantic import BaseModel, Field, JsonValue
 from domain.encounter import aggregate as encounter
 from domain.rules.ruleset import Entrant
 from domain.visibility.encounter import Policy, Reader
-from infra.bootstrap import Runtime
-from infra.services.campaigns import Principal
-from infra.services.visibility import Lens, payload_of
-from infra.store.mapper import Recorded
+from infra.services import Lens, Principal, Recorded, Runtime, payload_of
 
 
 class Awaited(BaseModel):

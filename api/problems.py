@@ -11,16 +11,21 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field, ValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from api.ports import Unavailable
 from domain.aggregate import NotFound
 from domain.campaign.errors import InvalidOptions
 from domain.dice import DiceEntryError, DiceSyntaxError
 from domain.errors import CommandRefused, NotPermitted
 from domain.rules.errors import RuleViolation
-from infra.projector.reads import NotBuilt
-from infra.services.executor import IdempotencyKeyReused, StaleVersion
-from infra.store.connect import ShardUnavailable
-from infra.store.ledger import ConcurrencyConflict, StreamMoved, is_unavailable
+from infra.services import (
+    ConcurrencyConflict,
+    IdempotencyKeyReused,
+    NotBuilt,
+    ShardUnavailable,
+    StaleVersion,
+    StreamMoved,
+    Unavailable,
+    is_unavailable,
+)
 
 log = logging.getLogger("senki.api")
 

@@ -11,7 +11,7 @@ from uuid import UUID
 from fastapi import HTTPException, Response
 
 from api.security import GM_ONLY, READERS, WRITERS, require
-from infra.services.campaigns import Principal
+from infra.services import Principal
 
 
 def _campaign(campaign_id: UUID | None) -> UUID:

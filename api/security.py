@@ -11,8 +11,7 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from starlette.concurrency import run_in_threadpool
 
 from api.deps import RuntimeDep
-from infra.bootstrap import Runtime
-from infra.services.campaigns import InvalidToken, Principal, PrincipalRole
+from infra.services import InvalidToken, Principal, PrincipalRole, Runtime
 
 bearer = HTTPBearer(auto_error=False, description="A Senki token: senki.<campaign>.<id>.<secret>")
 

@@ -9,8 +9,7 @@ from typing import Annotated, Any
 from fastapi import Header, HTTPException, Request, Response
 from fastapi.security.utils import get_authorization_scheme_param
 
-from infra.services.campaigns import InvalidToken, read_token
-from infra.services.executor import Idempotency, Write
+from infra.services import Idempotency, InvalidToken, Write, read_token
 
 KEY_HEADER = "Idempotency-Key"
 

@@ -24,9 +24,9 @@ from bench.common import Figure, fresh_runtime, median_seconds, report, server
 from bench.options import parser, write_figures
 from domain.campaign.bounds import FIGURE
 from domain.encounter import aggregate as encounter
-from infra.bootstrap import Runtime
 from infra.services.encounters import Actor
 from infra.services.executor import Executor
+from infra.services.runtime import Runtime
 
 GM = Actor("gm", is_gm=True)
 TARGET_EVENTS = 10_000

@@ -16,8 +16,7 @@ from prometheus_client.exposition import choose_encoder
 from api.metrics import projections
 from api.metrics.families import Families
 from api.metrics.middleware import MetricsMiddleware
-from api.ports import SenkiPort
-from infra.store.snapshot_seal import RefusedSnapshotsCollector
+from infra.services import RefusedSnapshotsCollector, SenkiPort
 
 __all__ = ["install"]
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.registry import Collector
 
-from api.ports import LogHeadView, ProjectionPositionView, SenkiPort
+from infra.services import LogHeadView, ProjectionPositionView, SenkiPort
 
 log = logging.getLogger("senki.api.metrics")
 

@@ -27,7 +27,7 @@ from domain.dice.bcdice import BCDICE_VERSION, NotACommand
 from domain.dice.bcdice.systems import BY_ID, SYSTEMS
 from domain.dice.errors import DiceEntryError
 from domain.roll_log import RollLogClosed
-from infra.services.campaigns import InvalidToken, Principal
+from infra.services import InvalidToken, Principal
 
 API_VERSION = "2.0.0"  # the BCDice-API protocol version these routes speak
 PREFIX = "/bcdice/{credential}/v2"

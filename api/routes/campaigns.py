@@ -11,9 +11,7 @@ from pydantic import BaseModel, Field, JsonValue
 from api.deps import RuntimeDep
 from api.security import GM_ONLY, MEMBERS, READERS, PrincipalDep, require
 from api.writes import etag, guard, idempotency_key, if_match
-from infra.projector.reads import NotBuilt
-from infra.services.campaigns import Principal, PrincipalRole
-from infra.services.executor import Idempotency, Write
+from infra.services import Idempotency, NotBuilt, Principal, PrincipalRole, Write
 
 router = APIRouter(prefix="/v1/campaigns", tags=["campaigns"])
 
@@ -128,7 +126,7 @@ def get_campaign(
     state, version = runtime.campaigns.get(campaign_id)
     if if_none_match == f'"{version}"':
         return Response(status_code=304, headers={"ETag": f'"{version}"'})
-    from infra.services.campaigns import describe
+    from infra.services import describe_campaigns as describe
 
     return _public(describe(state, version), response)
 

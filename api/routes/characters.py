@@ -21,8 +21,8 @@ from api.sheet_schemas import (
 from api.writes import etag, guard, idempotency_key, if_match
 from domain.campaign import character_commands as ch
 from domain.campaign.bounds import Level
-from infra.services.characters import describe
-from infra.services.executor import Idempotency, Write
+from infra.services import Idempotency, Write
+from infra.services import describe_characters as describe
 
 router = APIRouter(prefix="/v1", tags=["characters"])
 

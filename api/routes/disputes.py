@@ -25,8 +25,7 @@ from domain.encounter.replay import (
 )
 from domain.encounter.state import Encounter
 from domain.visibility.encounter import Policy
-from infra.services.audit import AuditEntry, seen_through
-from infra.services.executor import Idempotency
+from infra.services import AuditEntry, Idempotency, seen_through
 
 router = APIRouter(prefix="/v1/encounters", tags=["audit"])
 KeyDep = Annotated[Idempotency, Depends(idempotency_key)]

@@ -31,9 +31,7 @@ from api.deps import RuntimeDep
 from api.encounter_views import EventPublic, event_public, lens_for
 from api.routes.encounters import load_for
 from api.security import READERS, PrincipalDep, bearer, current_principal
-from infra.bootstrap import Runtime
-from infra.services.campaigns import InvalidToken, Principal
-from infra.store.stream_page import read_page
+from infra.services import InvalidToken, Principal, Runtime, read_page
 
 router = APIRouter(prefix="/v1/encounters", tags=["encounters"])
 

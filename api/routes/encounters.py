@@ -24,11 +24,7 @@ from api.writes import etag, guard, idempotency_key, if_match
 from domain.encounter.aggregate import Encounter
 from domain.rules.errors import RuleViolation
 from domain.visibility.encounter import Policy
-from infra.bootstrap import Runtime
-from infra.services.campaigns import Principal, PrincipalRole
-from infra.services.encounters import Actor
-from infra.services.executor import Idempotency
-from infra.services.visibility import Lens
+from infra.services import Actor, Idempotency, Lens, Principal, PrincipalRole, Runtime
 
 router = APIRouter(tags=["encounters"])
 

@@ -15,8 +15,7 @@ from api.encounter_views import lens_for
 from api.resources import require_reader
 from api.routes.encounters import load_for
 from api.security import READERS, PrincipalDep
-from infra.projector.reads import Reflected
-from infra.services.visibility import Lens
+from infra.services import Lens, Reflected
 
 # What of a read-model row is about the event it reflects (the rest: keys and positions).
 _LOG_TEXTS = ("line_en", "line_ja")

@@ -16,9 +16,7 @@ from api.writes import etag, idempotency_key
 from domain.dice.bcdice.limits import MAX_RANDS
 from domain.roll_log import RollLog
 from domain.visibility.rolls import roll_view
-from infra.bootstrap import Runtime
-from infra.services.campaigns import Principal, PrincipalRole
-from infra.services.executor import Idempotency
+from infra.services import Idempotency, Principal, PrincipalRole, Runtime
 
 router = APIRouter(tags=["rolls"])
 

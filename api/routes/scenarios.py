@@ -15,8 +15,8 @@ from api.sheet_schemas import Injury, RatioPublic
 from api.writes import etag, guard, idempotency_key, if_match
 from domain.campaign import scenario_commands as sc
 from domain.campaign.bounds import HpFigure
-from infra.services.executor import Idempotency
-from infra.services.scenarios import describe
+from infra.services import Idempotency
+from infra.services import describe_scenarios as describe
 
 router = APIRouter(prefix="/v1", tags=["scenarios"])
 

@@ -25,9 +25,7 @@ from api.writes import etag, idempotency_key
 from domain import ccfolia
 from domain.campaign import character_commands as ch
 from domain.campaign.character import Character
-from infra.bootstrap import Runtime
-from infra.services import characters
-from infra.services.executor import Idempotency
+from infra.services import Idempotency, Runtime, sheet_of_character
 
 router = APIRouter(prefix="/v1", tags=["sheets"])
 
@@ -160,7 +158,7 @@ async def character_sheet(
         return unchanged
     if shape == "ccfolia":
         url = _page(request, f"table/characters/{character_id}")
-        clipboard = _clipboard(characters.sheet(state, version), state.level, url)
+        clipboard = _clipboard(sheet_of_character(state, version), state.level, url)
         clipboard.headers["ETag"] = f'"{tag}"'
         return clipboard
     body = RENDERED.body(character_id, state, version, lambda: _sheet_json(state, version))
@@ -180,7 +178,7 @@ async def _character(runtime: Runtime, character_id: UUID) -> tuple[Character, i
 
 def _sheet_json(state: Character, version: int) -> bytes:
     """The sheet as FastAPI would render it through the response model."""
-    return SHEET_JSON.dump_json(CharacterSheet.model_validate(characters.sheet(state, version)))
+    return SHEET_JSON.dump_json(CharacterSheet.model_validate(sheet_of_character(state, version)))
 
 
 @router.get("/units/{unit_id}/sheet", response_model=UnitSheet, responses=CCFOLIA_RESPONSE)

@@ -26,8 +26,7 @@ from domain.encounter.aggregate import KIND, procedure
 from domain.encounter.state import Encounter
 from domain.rules.glorious_drive.hp_share import carried_ratio, entering_hp
 from domain.rules.glorious_drive.options import GloriousDriveOptions
-from infra.bootstrap import Runtime
-from infra.services.campaigns import Principal
+from infra.services import Principal, Runtime
 
 router = APIRouter(prefix="/v1/encounters", tags=["encounters"])
 

@@ -15,8 +15,8 @@ from api.sheet_schemas import CORE_STATS, STATS_DOC, BaseStatsBody, ItemBody, Un
 from api.writes import etag, guard, idempotency_key, if_match
 from domain.aggregate import NotFound
 from domain.campaign import unit_commands as uc
-from infra.services.executor import Idempotency, Write
-from infra.services.units import describe
+from infra.services import Idempotency, Write
+from infra.services import describe_units as describe
 
 router = APIRouter(prefix="/v1", tags=["units"])
 

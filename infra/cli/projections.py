@@ -17,7 +17,7 @@ from infra.settings import Settings
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from infra.bootstrap import Runtime
+    from infra.services.runtime import Runtime
     from infra.store.ledger import Ledger
 
 projections_app = typer.Typer(no_args_is_help=True, help="Read models: status and rebuilds.")

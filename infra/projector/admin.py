@@ -9,10 +9,10 @@ import psycopg
 from psycopg import sql
 from psycopg.rows import dict_row
 
-from api.ports import ProjectionPositionView
 from infra.projector import park, registry
 from infra.projector.runner import PROJECTOR_LOCK, WAKE_CHANNEL
 from infra.projector.tables import read_table
+from infra.services.ports import ProjectionPositionView
 from infra.store.ledger import Ledger
 from projections.base import Projection
 

@@ -1,0 +1,61 @@
+"""The application services: the one door `api/` comes in by (docs/architecture.md).
+
+api/ imports from this package only; what it may use is re-exported below, so the services,
+the store and the projector can be rearranged without touching a route.
+"""
+
+# --- the door: what api/ may use (generated from its imports) ---
+from infra.projector.reads import NotBuilt, Reflected
+from infra.services.audit import AuditEntry, seen_through
+from infra.services.campaigns import InvalidToken, Principal, PrincipalRole, read_token
+from infra.services.campaigns import describe as describe_campaigns
+from infra.services.characters import describe as describe_characters
+from infra.services.characters import sheet as sheet_of_character
+from infra.services.encounters import Actor
+from infra.services.executor import Idempotency, IdempotencyKeyReused, StaleVersion, Write
+from infra.services.ports import LogHeadView, ProjectionPositionView, SenkiPort, Unavailable
+from infra.services.runtime import Runtime
+from infra.services.scenarios import describe as describe_scenarios
+from infra.services.units import describe as describe_units
+from infra.services.visibility import Lens, payload_of
+from infra.store.connect import ShardUnavailable
+from infra.store.ledger import ConcurrencyConflict, StreamMoved, is_unavailable
+from infra.store.mapper import Recorded
+from infra.store.snapshot_seal import RefusedSnapshotsCollector
+from infra.store.stream_page import read_page
+
+__all__ = [
+    "Actor",
+    "AuditEntry",
+    "ConcurrencyConflict",
+    "Idempotency",
+    "IdempotencyKeyReused",
+    "InvalidToken",
+    "Lens",
+    "LogHeadView",
+    "NotBuilt",
+    "Principal",
+    "PrincipalRole",
+    "ProjectionPositionView",
+    "Recorded",
+    "Reflected",
+    "RefusedSnapshotsCollector",
+    "Runtime",
+    "SenkiPort",
+    "ShardUnavailable",
+    "StaleVersion",
+    "StreamMoved",
+    "Unavailable",
+    "Write",
+    "describe_campaigns",
+    "describe_characters",
+    "describe_scenarios",
+    "describe_units",
+    "is_unavailable",
+    "payload_of",
+    "read_page",
+    "read_token",
+    "seen_through",
+    "sheet_of_character",
+]
+# --- end of the door ---

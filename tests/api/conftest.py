@@ -12,7 +12,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from api.app import create_app
-from infra.bootstrap import Runtime
+from infra.services.runtime import Runtime
 from tests.support.runtime import start_runtime
 
 

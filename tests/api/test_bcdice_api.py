@@ -16,7 +16,7 @@ import uvicorn
 from fastapi.testclient import TestClient
 
 from api.app import create_app
-from infra.bootstrap import Runtime
+from infra.services.runtime import Runtime
 from tests.api.conftest import Campaign, auth, open_campaign
 from tests.support.processes import free_port
 

@@ -21,10 +21,10 @@ import httpx
 import pytest
 from fastapi.testclient import TestClient
 
-from infra.bootstrap import Runtime
 from infra.demo import ak as demo_ak
 from infra.demo import wz as demo_wz
 from infra.demo.table import DemoTable
+from infra.services.runtime import Runtime
 from tests.api.conftest import auth, key
 from tests.support.runtime import log_heads
 from tests.unit.encounter.table import sheet, weapon

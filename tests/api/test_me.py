@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from infra.bootstrap import Runtime
+from infra.services.runtime import Runtime
 from tests.api.conftest import Campaign, auth, open_campaign
 from tests.api.roster import ok, register_pilot
 

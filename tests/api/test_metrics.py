@@ -15,7 +15,7 @@ from prometheus_client.samples import Sample
 
 from api.app import create_app
 from api.metrics import projections
-from infra.bootstrap import Runtime
+from infra.services.runtime import Runtime
 from tests.api.conftest import auth, key
 from tests.api.fight import open_fight, started_fight
 from tests.support.readside import project_until_caught_up

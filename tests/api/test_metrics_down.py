@@ -11,7 +11,7 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from api.app import create_app
 from api.metrics.projections import ProjectionCollector
-from api.ports import LivenessView, LogHeadView, ProjectionPositionView, Unavailable
+from infra.services.ports import LivenessView, LogHeadView, ProjectionPositionView, Unavailable
 
 BEHIND = ProjectionPositionView("rulings", 1, "live", 0, position=7, head=10)
 

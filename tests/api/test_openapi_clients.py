@@ -31,7 +31,7 @@ import uvicorn
 
 from api.app import create_app
 from api.sheet_schemas import PILOT_STATS
-from infra.bootstrap import Runtime
+from infra.services.runtime import Runtime
 from tests.support.runtime import log_heads
 from tests.unit.encounter.table import sheet as combatant_sheet
 

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from infra.bootstrap import Runtime
+from infra.services.runtime import Runtime
 from tests.api.conftest import auth
 from tests.api.fight import started_fight
 from tests.support.runtime import log_heads

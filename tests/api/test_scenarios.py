@@ -12,7 +12,7 @@ from uuid import UUID
 import pytest
 from fastapi.testclient import TestClient
 
-from infra.bootstrap import Runtime
+from infra.services.runtime import Runtime
 from tests.api.conftest import auth, key, open_campaign
 from tests.api.roster import ok, register_core, register_pilot, start_scenario
 from tests.support.runtime import log_heads

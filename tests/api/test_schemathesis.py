@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from schemathesis.checks import not_a_server_error, response_schema_conformance
 
 from api.app import create_app
-from infra.bootstrap import Runtime
+from infra.services.runtime import Runtime
 from tests.api.conftest import open_campaign
 
 pytestmark = [pytest.mark.postgres, pytest.mark.slow]

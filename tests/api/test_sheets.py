@@ -8,7 +8,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from api.app import create_app
-from infra.bootstrap import Runtime
+from infra.services.runtime import Runtime
 from infra.settings import Settings
 from tests.api.conftest import Campaign, auth, key, open_campaign
 from tests.api.roster import AOI, ok, register_core, register_pilot, start_scenario

@@ -15,9 +15,9 @@ from fastapi.testclient import TestClient
 
 from api.routes.sheets import CharacterSheet
 from domain.campaign.model import Item
-from infra.bootstrap import Runtime
 from infra.services import characters
 from infra.services.append_watch import AppendWatch
+from infra.services.runtime import Runtime
 from infra.services.watched_states import WatchedStates
 from tests.api.conftest import Campaign, auth, open_campaign
 from tests.api.roster import AOI, register_pilot

@@ -12,7 +12,7 @@ import time
 import pytest
 from fastapi.testclient import TestClient
 
-from infra.bootstrap import Runtime
+from infra.services.runtime import Runtime
 from tests.api.conftest import auth
 from tests.api.fight import Fight, open_fight
 

@@ -7,7 +7,7 @@ from typing import ClassVar
 from fastapi.testclient import TestClient
 
 from api.app import create_app
-from api.ports import LivenessView, LogHeadView, Unavailable
+from infra.services.ports import LivenessView, LogHeadView, Unavailable
 
 
 class DownDatabase:

@@ -18,7 +18,7 @@ import pytest
 import uvicorn
 
 from api.app import create_app
-from infra.bootstrap import Runtime
+from infra.services.runtime import Runtime
 from tests.support.databases import APP_ROLE, TestServer
 from tests.support.runtime import start_runtime
 

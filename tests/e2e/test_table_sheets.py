@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from infra.bootstrap import Runtime
+from infra.services.runtime import Runtime
 from tests.e2e.conftest import LiveServer
 from tests.e2e.crew_demo import CrewFight, ccfolia, fight_a_little, open_crew_fight
 from tests.e2e.demo import DemoFight, _auth, open_demo, play_a_little

@@ -19,10 +19,10 @@ from typer.testing import CliRunner
 from domain.encounter import aggregate as encounter
 from domain.encounter.disputes import file_dispute
 from domain.rules.records import RulingRecorded
-from infra.bootstrap import Runtime
 from infra.cli.audit import audit
 from infra.services.audit import AuditService, revealed_dice, revealed_encounters
 from infra.services.encounters import Actor
+from infra.services.runtime import Runtime
 from tests.support.databases import shard_count
 from tests.support.runtime import TEST_DICE_KEY, start_runtime
 from tests.unit.encounter.table import AT, sheet, weapon

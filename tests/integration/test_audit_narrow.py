@@ -11,9 +11,9 @@ from rich.cells import cell_len
 from rich.console import Console
 from typer.testing import CliRunner
 
-from infra.bootstrap import Runtime
 from infra.cli.audit import audit, print_ruling
 from infra.services.audit import AuditEntry, AuditService, DieAudit, RollAudit, RuleCited
+from infra.services.runtime import Runtime
 from tests.integration.test_audit import runtime, small_fight
 from tests.support.databases import shard_count
 from tests.support.runtime import TEST_DICE_KEY

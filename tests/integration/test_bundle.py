@@ -21,9 +21,9 @@ import typer
 from rich.console import Console
 from typer.testing import CliRunner
 
-from infra.bootstrap import Runtime
 from infra.cli.audit import export, run_verify_bundle
 from infra.cli.audit import verify_bundle as verify_bundle_command
+from infra.services.runtime import Runtime
 from infra.store.bundle import FORMAT, export_bundle, verify_bundle
 from infra.store.chain import ChainRow, link
 from tests.integration.test_audit import small_fight

@@ -15,9 +15,9 @@ import pytest
 
 from domain.encounter import aggregate as encounter
 from domain.rules.errors import RuleViolation
-from infra.bootstrap import Runtime
 from infra.services.encounters import Actor
 from infra.services.executor import Executor, Idempotency, StaleVersion
+from infra.services.runtime import Runtime
 from infra.store.ledger import ConcurrencyConflict
 from tests.support.runtime import start_runtime
 from tests.unit.encounter.table import sheet, weapon

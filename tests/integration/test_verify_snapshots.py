@@ -18,8 +18,8 @@ import pytest
 from prometheus_client import CollectorRegistry, generate_latest
 
 from domain.encounter import aggregate as encounter
-from infra.bootstrap import Runtime
 from infra.services.executor import snapshot_topic
+from infra.services.runtime import Runtime
 from infra.store.migrate import SCHEMA_VERSION, migrate
 from infra.store.snapshot_seal import REFUSED, Refusal, RefusedSnapshotsCollector
 from tests.integration.test_encounter_service import GM, opened_fight

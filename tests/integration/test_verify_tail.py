@@ -15,9 +15,9 @@ from collections.abc import Iterator
 import pytest
 
 from domain.encounter import aggregate as encounter
-from infra.bootstrap import Runtime
 from infra.projector.runner import Projector
 from infra.services.executor import Idempotency, snapshot_topic
+from infra.services.runtime import Runtime
 from infra.store.verify import ONLY_A_RECEIPT
 from tests.integration.test_encounter_service import GM, opened_fight
 from tests.support.runtime import start_runtime

@@ -9,7 +9,7 @@ from prometheus_client import CollectorRegistry, generate_latest
 from prometheus_client.parser import text_string_to_metric_families
 
 from api.metrics.projections import ProjectionCollector
-from api.ports import LogHeadView, ProjectionPositionView, SenkiPort
+from infra.services.ports import LogHeadView, ProjectionPositionView, SenkiPort
 
 
 class Positions:
