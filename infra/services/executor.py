@@ -109,8 +109,12 @@ class Executor:
 
     def __init__(self, ledger: Ledger, *, cache_size: int = 1024) -> None:
         self.ledger = ledger
-        # Latest known state per stream. States are frozen, so threads may share them; a load
-        # still reads every event after the cached version, so the cache is never stale.
+        # Latest known state per stream, as this process read it or as its last command here
+        # reached it (Decided.state). States are frozen, so threads may share them. `load`
+        # still reads every event after the cached version (never stale); a command decides on
+        # the cached state without a read (`known`), and its append, naming that version, is
+        # refused if another process moved the stream on: then the entry is dropped and the
+        # command decided again on what the log says (`_attempt`).
         self._cache: OrderedDict[UUID, tuple[int, Any]] = OrderedDict()
         self._cache_size = cache_size
         self._cache_lock = threading.Lock()
@@ -132,6 +136,23 @@ class Executor:
         if upto is None:
             self._remember(stream_id, version, state)
         return Loaded(state, version)
+
+    def known(self, kind: AggregateKind[S], stream_id: UUID) -> Loaded[S]:
+        """The latest state this process knows, without a read when it holds one: good enough
+        to decide a command on (its append names the version, so a stale one is refused and
+        decided again) and to authorise one (who a stream belongs to never changes), not to
+        answer a read with."""
+        found = self._cached(stream_id, None)
+        if found is None:
+            return self.load(kind, stream_id)
+        return Loaded(found[1], found[0])
+
+    def _forget(self, stream_id: UUID, version: int) -> None:
+        """Drop a cached state found stale at `version` (a newer one stays)."""
+        with self._cache_lock:
+            known = self._cache.get(stream_id)
+            if known is not None and known[0] <= version:
+                del self._cache[stream_id]
 
     def _cached(self, stream_id: UUID, upto: int | None) -> tuple[int, Any] | None:
         with self._cache_lock:
@@ -239,12 +260,32 @@ class Executor:
         raise AssertionError("unreachable")  # pragma: no cover
 
     def _attempt(self, command: _Command[S], shard: int) -> Response:
-        """Load, check the If-Match version, decide, append with the answer; remember it."""
+        """Decide on the state the caller read or this process knows (no read), and save it;
+        if that state proves stale (the append is refused, or the rules refuse a command the
+        current state might allow), read the log and decide once more."""
         kind, stream_id = command.kind, command.stream_id
         expected = command.expected_version
         loaded = command.loaded
+        if loaded is None and not command.new:
+            loaded = self.known(kind, stream_id)
         if loaded is None or (expected is not None and loaded.version < expected):
-            loaded = self._current(kind, stream_id, command.new)  # never a 412 on an old read
+            # A fresh read: never a 412 on an old state, and what it decides stands.
+            return self._save(command, self._current(kind, stream_id, command.new), shard)
+        try:
+            return self._save(command, loaded, shard)
+        except (ConcurrencyConflict, ValueError, LookupError):
+            # Maybe only the state was stale (another process appended since): forget it and
+            # decide on the log's. A conflict or refusal on the current state is the answer.
+            self._forget(stream_id, loaded.version)
+            current = self._current(kind, stream_id, command.new)
+            if current.version == loaded.version:
+                raise
+            return self._save(command, current, shard)
+
+    def _save(self, command: _Command[S], loaded: Loaded[S], shard: int) -> Response:
+        """Check the If-Match version, decide, append with the answer; remember the state."""
+        kind, stream_id = command.kind, command.stream_id
+        expected = command.expected_version
         if expected is not None and loaded.version != expected:
             raise StaleVersion(expected, loaded.version)
         events, after = _outcome(kind, loaded.state, command.decide(loaded.state))
