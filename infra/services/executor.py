@@ -1,5 +1,11 @@
 """Load → decide → save, once, for every command of every aggregate.
 
+Load, on the happy path, reads nothing: a command is decided on the state this process last
+knew the stream at (the state its own last command reached, or its last read), and the append
+names that version. If another process appended since, the append is refused and the command
+decided again on the log's state; so is a refusal by the rules, which a stale state could
+give wrongly (`Executor._attempt`).
+
 Optimistic concurrency: the save names the version it decided on; if another command got
 there first, a command without an If-Match version is decided again on the fresh state (safe:
 deciding is pure), one with If-Match is refused as stale. Idempotency: the first answer is
