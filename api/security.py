@@ -32,17 +32,20 @@ async def principal(
     """The caller, checked on the event loop when the cache can vouch for its token (no
     thread hop); only a check that needs the database goes to a thread.
 
-    Every route that writes takes a principal, so this is also where a write tells this
-    process's caches that they may be stale: after the route ran, before the answer leaves,
-    so the caller's next read already sees its own write."""
+    A write's own appends void what this process's caches hold of their streams at once
+    (the ledger tells the append watch, before the answer leaves), so the caller's next read
+    already sees its own write, and every other cached state, the caller's token with it,
+    stays good. A write that fails may have appended before failing: then every cached
+    state is voided, to be safe."""
     who = await _check(runtime, credentials)
     if request.method in SAFE_METHODS:
         yield who
         return
     try:
         yield who
-    finally:
+    except BaseException:
         runtime.append_watch.bump()
+        raise
 
 
 async def _check(runtime: Runtime, credentials: HTTPAuthorizationCredentials | None) -> Principal:

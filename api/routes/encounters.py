@@ -118,9 +118,15 @@ def load_for(
     encounter_id: UUID,
     roles: tuple[PrincipalRole, ...],
     version: int | None = None,
+    *,
+    known: bool = False,
 ) -> tuple[Encounter, int]:
-    """The encounter (at `version`), if the caller's token is of its campaign and role."""
-    state, at = runtime.encounters.state(encounter_id, version=version)
+    """The encounter (at `version`), if the caller's token is of its campaign and role;
+    `known`: as this process last knew it, without a read (to decide a command on)."""
+    if known:
+        state, at = runtime.encounters.known(encounter_id)
+    else:
+        state, at = runtime.encounters.state(encounter_id, version=version)
     if state.campaign_id is None:
         raise HTTPException(403, "this encounter belongs to no campaign; no token reaches it")
     require(who, state.campaign_id, roles)
@@ -219,7 +225,7 @@ def command(
     hand dice a command that needs a die waits for it (`awaiting.die`): enter it with the
     `EnterDie` command."""
     write = guard(key, version, required=True)
-    state, at = load_for(runtime, who, encounter_id, WRITERS)
+    state, at = load_for(runtime, who, encounter_id, WRITERS, known=True)
     try:
         answer = runtime.encounters.command(
             encounter_id,
@@ -231,10 +237,12 @@ def command(
             hand_faces=body.hand_faces,
             hand=None if body.dice is None else body.dice == "hand",
             idempotency=write.idempotency,
-            loaded=(state, at),  # the stream is read once: authorised and decided on it
+            loaded=(state, at),  # no read: authorised and decided on the known state
         )
     except RuleViolation as refused:
-        # The rules' message may quote a hidden target's numbers: judged like a log line.
+        # The rules' message may quote a hidden target's numbers: judged like a log line, by
+        # the log's state (the known one may lack a combatant joined in another process).
+        state, _ = runtime.encounters.state(encounter_id)
         policy = Policy.for_reader(reader_of(who), state.combatants)
         raise RuleViolation(refused.rule_id, policy.text(refused.detail)) from None
     return _sent(_answer(answer, response, lens_for(runtime, who, encounter_id)))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Sequence
 from typing import Literal
 from uuid import UUID
@@ -133,9 +134,16 @@ def _differences(result: RollResult, expected: Evaluation) -> list[str]:
     return problems
 
 
+@functools.lru_cache(maxsize=256)
+def _parsed(text: str) -> DiceExpression:
+    """`parse`, once per text: rulesets roll the same few expressions ("1D6") all fight long,
+    and an expression is frozen, so one parse serves every roll of it."""
+    return parse(text)
+
+
 def _checked(expr: str | DiceExpression) -> DiceExpression:
     if isinstance(expr, str):
-        return parse(expr)
+        return _parsed(expr)
     # An expression built in code rather than parsed might break the limits: re-read it.
     return dataclasses.replace(parse(expr.canonical), comment=expr.comment)
 

@@ -12,9 +12,11 @@ stale state:
 - the listening connection was lost or not yet opened: no ticket at all (read the database);
 - it has not proved itself alive (a NOTIFY or a heartbeat query) within `trust_s`: no ticket,
   so a connection that hangs without failing bounds how long a revocation can go unheard;
-- this process wrote: `bump()` at once, without waiting for its own NOTIFY to come back;
+- this process wrote and the write failed (it may have appended first): `bump()` at once;
 - a NOTIFY without stream ids (an append of very many streams), or more streams remembered
   than `streams_kept`.
+A write of this process voids the tickets of the streams it appended to at once (the ledger
+tells `wrote` after the commit), without waiting for its own NOTIFY to come back.
 """
 
 from __future__ import annotations
@@ -113,6 +115,11 @@ class AppendWatch:
         if not streams:
             self.bump()
             return
+        self.wrote(streams)
+
+    def wrote(self, streams: list[UUID]) -> None:
+        """These streams were appended to (heard, or written by this very process): void
+        their tickets, and only theirs."""
         with self._changed:
             self.generation += 1
             for stream in streams:

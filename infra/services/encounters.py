@@ -155,6 +155,13 @@ class EncounterService:
         loaded = self.executor.load(encounter.KIND, encounter_id, upto=version)
         return loaded.state, loaded.version
 
+    def known(self, encounter_id: UUID) -> tuple[encounter.Encounter, int]:
+        """The encounter as this process last knew it, without a read when it can: to
+        authorise and decide a command on (`Executor.known` says why that is safe), never to
+        answer a read with."""
+        loaded = self.executor.known(encounter.KIND, encounter_id)
+        return loaded.state, loaded.version
+
     def audit(
         self, encounter_id: UUID
     ) -> tuple[encounter.Encounter, list[RollResult], list[Verification]]:

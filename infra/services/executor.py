@@ -1,5 +1,11 @@
 """Load → decide → save, once, for every command of every aggregate.
 
+Load, on the happy path, reads nothing: a command is decided on the state this process last
+knew the stream at (the state its own last command reached, or its last read), and the append
+names that version. If another process appended since, the append is refused and the command
+decided again on the log's state; so is a refusal by the rules, which a stale state could
+give wrongly (`Executor._attempt`).
+
 Optimistic concurrency: the save names the version it decided on; if another command got
 there first, a command without an If-Match version is decided again on the fresh state (safe:
 deciding is pure), one with If-Match is refused as stale. Idempotency: the first answer is
@@ -115,8 +121,12 @@ class Executor:
 
     def __init__(self, ledger: Ledger, *, cache_size: int = 1024) -> None:
         self.ledger = ledger
-        # Latest known state per stream. States are frozen, so threads may share them; a load
-        # still reads every event after the cached version, so the cache is never stale.
+        # Latest known state per stream, as this process read it or as its last command here
+        # reached it (Decided.state). States are frozen, so threads may share them. `load`
+        # still reads every event after the cached version (never stale); a command decides on
+        # the cached state without a read (`known`), and its append, naming that version, is
+        # refused if another process moved the stream on: then the entry is dropped and the
+        # command decided again on what the log says (`_attempt`).
         self._cache: OrderedDict[UUID, tuple[int, Any]] = OrderedDict()
         self._cache_size = cache_size
         self._cache_lock = threading.Lock()
@@ -139,6 +149,23 @@ class Executor:
             self._remember(stream_id, version, state)
         return Loaded(state, version)
 
+    def known(self, kind: AggregateKind[S], stream_id: UUID) -> Loaded[S]:
+        """The latest state this process knows, without a read when it holds one: good enough
+        to decide a command on (its append names the version, so a stale one is refused and
+        decided again) and to authorise one (who a stream belongs to never changes), not to
+        answer a read with."""
+        found = self._cached(stream_id, None)
+        if found is None:
+            return self.load(kind, stream_id)
+        return Loaded(found[1], found[0])
+
+    def _forget(self, stream_id: UUID, version: int) -> None:
+        """Drop a cached state found stale at `version` (a newer one stays)."""
+        with self._cache_lock:
+            known = self._cache.get(stream_id)
+            if known is not None and known[0] <= version:
+                del self._cache[stream_id]
+
     def _cached(self, stream_id: UUID, upto: int | None) -> tuple[int, Any] | None:
         with self._cache_lock:
             found = self._cache.get(stream_id)
@@ -147,7 +174,8 @@ class Executor:
             self._cache.move_to_end(stream_id)
             return found
 
-    def _forget(self, stream_id: UUID) -> None:
+    def _drop(self, stream_id: UUID) -> None:
+        """Drop whatever state is cached (the stream moved to another shard)."""
         with self._cache_lock:
             self._cache.pop(stream_id, None)
 
@@ -228,7 +256,7 @@ class Executor:
                 # The campaign was moved (senki campaigns move): once the directory names its
                 # new shard, decide again there; while the move still verifies, a 503.
                 moved_to = self.ledger.placements.lookup(stream_id)
-                self._forget(stream_id)
+                self._drop(stream_id)
                 if moved_to == shard or attempt == _ATTEMPTS - 1:
                     raise
                 shard = moved_to
@@ -257,12 +285,32 @@ class Executor:
         raise AssertionError("unreachable")  # pragma: no cover
 
     def _attempt(self, command: _Command[S], shard: int) -> Response:
-        """Load, check the If-Match version, decide, append with the answer; remember it."""
+        """Decide on the state the caller read or this process knows (no read), and save it;
+        if that state proves stale (the append is refused, or the rules refuse a command the
+        current state might allow), read the log and decide once more."""
         kind, stream_id = command.kind, command.stream_id
         expected = command.expected_version
         loaded = command.loaded
+        if loaded is None and not command.new:
+            loaded = self.known(kind, stream_id)
         if loaded is None or (expected is not None and loaded.version < expected):
-            loaded = self._current(kind, stream_id, command.new)  # never a 412 on an old read
+            # A fresh read: never a 412 on an old state, and what it decides stands.
+            return self._save(command, self._current(kind, stream_id, command.new), shard)
+        try:
+            return self._save(command, loaded, shard)
+        except (ConcurrencyConflict, ValueError, LookupError):
+            # Maybe only the state was stale (another process appended since): forget it and
+            # decide on the log's. A conflict or refusal on the current state is the answer.
+            self._forget(stream_id, loaded.version)
+            current = self._current(kind, stream_id, command.new)
+            if current.version == loaded.version:
+                raise
+            return self._save(command, current, shard)
+
+    def _save(self, command: _Command[S], loaded: Loaded[S], shard: int) -> Response:
+        """Check the If-Match version, decide, append with the answer; remember the state."""
+        kind, stream_id = command.kind, command.stream_id
+        expected = command.expected_version
         if expected is not None and loaded.version != expected:
             raise StaleVersion(expected, loaded.version)
         events, after = _outcome(kind, loaded.state, command.decide(loaded.state))

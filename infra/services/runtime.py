@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import uuid
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from importlib.metadata import PackageNotFoundError
@@ -64,6 +65,10 @@ class Runtime:
     version: str = field(default_factory=senki_version)
     ruleset_versions: dict[str, str] = field(default_factory=dict)
 
+    def _wrote(self, streams: list[uuid.UUID]) -> None:
+        """Tell whichever watch the runtime holds now (a test may swap it) of our appends."""
+        self.append_watch.wrote(streams)
+
     def __post_init__(self) -> None:
         self.executor = Executor(self.ledger)
         self.roll_logs = RollLogService(self.executor, self.dice_key, utc_now)
@@ -74,6 +79,7 @@ class Runtime:
         self.append_watch = AppendWatch(
             self.urls.service, shards=len(self.ledger.shards), shard_urls=self.urls.shards
         )
+        self.ledger.appended.append(self._wrote)  # this process's own writes
         self.campaigns.access = WatchedStates[Campaign](self.append_watch)
         self.character_states = WatchedStates[Character](self.append_watch)
         self.disputes = DisputeService(self.executor, utc_now)

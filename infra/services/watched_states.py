@@ -8,8 +8,9 @@ good only while the watch still vouches for the stream under that ticket (append
 when it stops doing so).
 
 How long a change (a revoked token, an equipped item) can go unseen:
-- in the process that made it through the API: not at all — the request's principal bumps the
-  watch after the route ran, before the answer leaves (api/security.py);
+- in the process that made it: not at all — the ledger tells the watch which streams it
+  appended to as soon as the append commits, before the answer leaves (and a write that
+  fails voids everything: api/security.py);
 - in other processes: until the commit's NOTIFY reaches their watch (its delivery time), or at
   most `WatchOptions.trust_s` if their listening connection hangs without failing.
 """

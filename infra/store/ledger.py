@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import logging
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 from uuid import UUID
@@ -174,6 +174,9 @@ class Ledger:
         # Seals snapshots (infra/store/snapshot_seal.py); without it none is saved or used.
         self.snapshot_key = snapshot_key
         self.placements = placements or Placements(self.shards[0].datastore, len(self.shards))
+        # Told the streams of every append this process made, once it committed: caches of
+        # this process void what they hold of them at once, without waiting for the NOTIFY.
+        self.appended: list[Callable[[list[UUID]], None]] = []
 
     def shard_of(self, stream_id: UUID) -> int:
         """The shard that holds (or will hold) a stream."""
@@ -234,6 +237,10 @@ class Ledger:
             for write in writes:  # every stream of the append: one campaign, moved together
                 self.placements.forget(write.stream_id)
             raise StreamMoved(moved, shard) from error
+        streams = list(dict.fromkeys(write.stream_id for write in writes if write.events))
+        if streams:
+            for listener in self.appended:
+                listener(streams)
         return list(ids or [])
 
     def _explain(

@@ -20,16 +20,22 @@ deliberate difference from the library.
 from __future__ import annotations
 
 import json
+import struct
+import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 from uuid import UUID
 
+import pydantic_core
 from eventsourcing.persistence import IntegrityError, StoredEvent
 from eventsourcing.postgres import (
     PostgresApplicationRecorder,
     PostgresDatastore,
 )
+from psycopg import Connection
+from psycopg.adapt import Dumper
+from psycopg.pq import Format
 from psycopg.sql import SQL, Identifier
 from psycopg.types.json import Jsonb
 
@@ -37,6 +43,76 @@ from infra.store.names import ShardTables
 from infra.store.retry import ATTEMPTS, LOST, connection_lost, pause, retried_read
 
 _MOST_STREAMS_NAMED = 100  # 100 ids of 36 characters, and commas: well under 8000 bytes
+
+
+class _Array(bytes):
+    """A one-dimensional array in PostgreSQL's binary array format, encoded here: psycopg's
+    list dumpers look up and upgrade a dumper per list on every call (about a third of an
+    append's client CPU), where these four shapes never change."""
+
+    array_oid = 0
+
+
+class _Uuids(_Array):
+    array_oid = 2951  # uuid[]
+
+
+class _Bigints(_Array):
+    array_oid = 1016  # bigint[]
+
+
+class _Texts(_Array):
+    array_oid = 1009  # text[]
+
+
+class _Byteas(_Array):
+    array_oid = 1001  # bytea[]
+
+
+def _dumper_of(array: type[_Array]) -> type[Dumper]:
+    class ArrayDumper(Dumper):
+        format = Format.BINARY
+        oid = array.array_oid
+
+        def dump(self, obj: Any) -> bytes:
+            return bytes(obj)
+
+    return ArrayDumper
+
+
+_ARRAYS: tuple[type[_Array], ...] = (_Uuids, _Bigints, _Texts, _Byteas)
+_DUMPERS = {array: _dumper_of(array) for array in _ARRAYS}
+_HEAD = struct.Struct("!iiiii")  # dimensions, has-nulls, element oid, length, lower bound
+_EMPTY = struct.Struct("!iii")
+_LENGTH = struct.Struct("!i")
+_BIGINT = struct.Struct("!iq")  # an element's length (8) and its value
+
+
+def _array(kind: type[_Array], element_oid: int, items: Sequence[bytes]) -> _Array:
+    if not items:
+        return kind(_EMPTY.pack(0, 0, element_oid))
+    parts = [_HEAD.pack(1, 0, element_oid, len(items), 1)]
+    for item in items:
+        parts.append(_LENGTH.pack(len(item)))
+        parts.append(item)
+    return kind(b"".join(parts))
+
+
+def _bigints(values: Sequence[int]) -> _Array:
+    if not values:
+        return _Bigints(_EMPTY.pack(0, 0, 20))
+    head = _HEAD.pack(1, 0, 20, len(values), 1)
+    return _Bigints(head + b"".join(_BIGINT.pack(8, value) for value in values))
+
+
+def _arrays(stored_events: Sequence[StoredEvent]) -> tuple[_Array, _Array, _Array, _Array]:
+    """(uuid[], bigint[], text[], bytea[]) of the events' ids, versions, topics and states."""
+    return (
+        _array(_Uuids, 2950, [_uuid(e.originator_id).bytes for e in stored_events]),
+        _bigints([e.originator_version for e in stored_events]),
+        _array(_Texts, 25, [e.topic.encode() for e in stored_events]),
+        _array(_Byteas, 17, [e.state for e in stored_events]),
+    )
 
 
 @dataclass(frozen=True)
@@ -83,6 +159,8 @@ class SenkiRecorder(PostgresApplicationRecorder):
             .as_bytes(None)
         )
         self._lock_timeout = f"{datastore.lock_timeout}s"
+        # The pool's connections that know the array dumpers (registered on first use).
+        self._taught: weakref.WeakSet[Connection[Any]] = weakref.WeakSet()
         # What the append function does before inserting, as the library states it (its
         # `_lock_table` is never called here): tests take the same lock to hold a shard.
         self.lock_table_statements = [
@@ -145,20 +223,23 @@ class SenkiRecorder(PostgresApplicationRecorder):
         constraint (idempotency_N_pkey, events_N_pkey) as a plain INSERT would.
         """
         parameters = (
-            [event.originator_id for event in stored_events],
-            [event.originator_version for event in stored_events],
-            [event.topic for event in stored_events],
-            [event.state for event in stored_events],
+            *_arrays(stored_events),
             record.key if record else None,
             record.fingerprint if record else None,
-            Jsonb(record.response) if record else None,
+            # pydantic's encoder: the same JSON value as json.dumps, in about a third the time.
+            Jsonb(record.response, dumps=pydantic_core.to_json) if record else None,
             self.channel_name,
             _payload(stored_events),
             self._lock_timeout,
         )
-        with self.datastore.get_connection() as conn, conn.cursor() as curs:
-            curs.execute(self._append, parameters, prepare=True)
-            row = curs.fetchone()
+        with self.datastore.get_connection() as conn:
+            if conn not in self._taught:  # before the cursor, which copies the adapters
+                for array, dumper in _DUMPERS.items():
+                    conn.adapters.register_dumper(array, dumper)
+                self._taught.add(conn)
+            with conn.cursor() as curs:
+                curs.execute(self._append, parameters, prepare=True)
+                row = curs.fetchone()
         positions = row["positions"] if row else None
         return [int(position) for position in positions or []]
 

@@ -7,6 +7,8 @@ counts as waiting). Every command a combatant's controller may issue, the GM may
 
 from __future__ import annotations
 
+import functools
+
 from domain.rules.errors import RuleViolation
 from domain.rules.glorious_drive import commands as cmd
 from domain.rules.glorious_drive.state import GdCombatant, GdState, PendingAttack
@@ -158,10 +160,14 @@ def interceptors(state: GdState, attack: PendingAttack) -> list[str]:
     return found
 
 
+# Built once per command (and combatant): every command asks which commands are legal, and a
+# LegalCommand is frozen, so one instance serves every answer (a validation saved each time).
+@functools.lru_cache(maxsize=64)
 def _gm(command: type[Command]) -> LegalCommand:
     return LegalCommand(command=command.command_type, issuer="gm")
 
 
+@functools.lru_cache(maxsize=4096)
 def _by(command: type[Command], combatant: str) -> LegalCommand:
     return LegalCommand(command=command.command_type, issuer="controller", combatant=combatant)
 
