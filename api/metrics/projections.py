@@ -5,6 +5,10 @@ scrape time through the port, at most once per `ttl` seconds however often anyon
 One read runs at a time, on its own thread, and a scrape waits at most `timeout` for it: a
 database that hangs costs one thread, not one per scrape, and a scrape still answers, with
 `senki_database_up 0` and without the gauges it could not read.
+
+With a PostgreSQL cluster per shard, one cluster's outage does not blank the families:
+`senki_shard_up{shard}` says 0 for it, its head and lag are left out (unknown), and every
+other shard's head, position and lag are exported as usual (docs/scaling.md).
 """
 
 from __future__ import annotations
@@ -12,13 +16,13 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.registry import Collector
 
-from infra.services import LogHeadView, ProjectionPositionView, SenkiPort
+from infra.services import LogHeadView, ProjectionPositionView, SenkiPort, ShardDownView
 
 log = logging.getLogger("senki.api.metrics")
 
@@ -33,8 +37,8 @@ class Reading:
 
     at: float
     up: bool
-    heads: list[LogHeadView] = field(default_factory=list)
-    positions: list[ProjectionPositionView] = field(default_factory=list)
+    heads: Sequence[LogHeadView | ShardDownView] = field(default_factory=list)
+    positions: Sequence[ProjectionPositionView] = field(default_factory=list)
 
 
 class _Read:
@@ -66,7 +70,8 @@ class ProjectionCollector(Collector):
         reading = self.reading()
         yield GaugeMetricFamily(
             "senki_database_up",
-            "1 if the last read of projection positions and log heads answered, else 0.",
+            "1 if the home database answered the last read of projection positions and log "
+            "heads, else 0 (a shard cluster's outage: senki_shard_up).",
             value=1 if reading.up else 0,
         )
         if reading.up:
@@ -105,11 +110,19 @@ class ProjectionCollector(Collector):
 
 
 def _gauges(reading: Reading) -> Iterator[GaugeMetricFamily]:
+    up = GaugeMetricFamily(
+        "senki_shard_up",
+        "1 if the shard's PostgreSQL cluster answered the last read of its head, else 0 "
+        "(its head and lag are then left out).",
+        labels=["shard"],
+    )
     heads = GaugeMetricFamily(
         "senki_log_head_position", "The last position of each shard's event log.", labels=["shard"]
     )
     for head in reading.heads:
-        heads.add_metric([str(head.shard)], head.position)
+        up.add_metric([str(head.shard)], 1 if isinstance(head, LogHeadView) else 0)
+        if isinstance(head, LogHeadView):
+            heads.add_metric([str(head.shard)], head.position)
     position = GaugeMetricFamily(
         "senki_projection_position",
         "The log position a generation of a read model reflects, per shard.",
@@ -133,9 +146,10 @@ def _gauges(reading: Reading) -> Iterator[GaugeMetricFamily]:
     )
     for p in reading.positions:
         labels = [p.projection, str(p.generation), p.role, str(p.shard)]
-        position.add_metric(labels, p.position)
-        lag.add_metric(labels, p.lag)
+        position.add_metric(labels, p.position)  # read on home: known while the shard is down
+        if p.lag is not None:
+            lag.add_metric(labels, p.lag)
         parked.add_metric(labels, p.parked)
         if p.parked_at is not None:
             degraded.add_metric(labels, p.parked_at)
-    yield from (heads, position, lag, parked, degraded)
+    yield from (up, heads, position, lag, parked, degraded)

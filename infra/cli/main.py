@@ -156,7 +156,8 @@ def verify(
 ) -> None:
     """Recompute the hash chain of every shard, check every snapshot and what points past each
     log's end, and the dice of revealed encounters; exit 1 naming the first bad position.
-    With --bundle: check an exported audit bundle offline."""
+    A shard whose own cluster does not answer is named and not verified: exit 3 when nothing
+    else failed. With --bundle: check an exported audit bundle offline."""
     if bundle is not None:
         from infra.cli.audit import run_verify_bundle
 

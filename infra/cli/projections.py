@@ -15,8 +15,9 @@ from infra import gc_tuning
 from infra.settings import Settings
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Sequence
 
+    from infra.services.ports import ProjectionPositionView
     from infra.services.runtime import Runtime
     from infra.store.ledger import Ledger
 
@@ -89,8 +90,19 @@ def _start_when_reachable(start: Callable[[Settings], Runtime], settings: Settin
 
 
 @projections_app.command("status")
-def status() -> None:
-    """Each projection's generations, the log position they reflect, and their lag."""
+def status(
+    fail_unavailable: Annotated[
+        bool,
+        typer.Option(
+            "--fail-unavailable",
+            help="Exit 3 when some shard's cluster does not answer (for scripts and probes).",
+        ),
+    ] = False,
+) -> None:
+    """Each projection's generations, the log position they reflect, and their lag.
+
+    A shard whose PostgreSQL cluster is down keeps its rows (positions are read on the home
+    database) with head and lag `unavailable`; the other shards are shown as usual."""
     from infra import bootstrap
     from infra.projector.admin import projector_running
     from infra.projector.admin import status as read_status
@@ -102,22 +114,38 @@ def status() -> None:
         running = projector_running(runtime.urls.service)
     finally:
         runtime.close()
-    # The parked column only when something is parked: at 80 columns one more squeezes names.
-    parked = any(row.degraded for row in rows)
-    columns = ["projection", "generation", "role", "shard", "position", "head", "lag"]
-    table = Table(*columns, *(["parked"] if parked else []))
-    for row in rows:
-        cells = [row.projection, str(row.generation), row.role, str(row.shard)]
-        cells += [str(row.position), str(row.head), str(row.lag)]
-        table.add_row(*cells, *([str(row.parked)] if parked else []))
-    console.print(table)
+    console.print(status_table(rows))
     for row in rows:
         if row.degraded:  # the reason in full, unwrapped: an operator copies it into a bug report
             print(
                 f"DEGRADED {row.projection} g{row.generation} shard {row.shard}: "
                 f"{row.parked} event(s) parked from position {row.parked_at}: {row.reason}"
             )
+    down = sorted({row.shard for row in rows if not row.shard_up})
+    for shard in down:
+        print(
+            f"UNAVAILABLE shard {shard}: its PostgreSQL cluster does not answer; positions "
+            "are as last recorded, head and lag unknown until it is back"
+        )
     console.print("projector: " + ("running" if running else "[yellow]not running[/]"))
+    if down and fail_unavailable:
+        raise typer.Exit(3)
+
+
+def status_table(rows: Sequence[ProjectionPositionView]) -> Table:
+    """One line per generation and shard; a down shard's head and lag read `unavailable`."""
+    # The parked column only when something is parked: at 80 columns one more squeezes names.
+    parked = any(row.degraded for row in rows)
+    columns = ["projection", "generation", "role", "shard", "position", "head", "lag"]
+    table = Table(*columns, *(["parked"] if parked else []))
+    for row in rows:
+        cells = [row.projection, str(row.generation), row.role, str(row.shard), str(row.position)]
+        if row.head is None:
+            cells += ["unavailable", "unavailable"]
+        else:
+            cells += [str(row.head), str(row.lag)]
+        table.add_row(*cells, *([str(row.parked)] if parked else []))
+    return table
 
 
 @projections_app.command("rebuild")
@@ -217,7 +245,7 @@ def _follow(url: str, ledger: Ledger, name: str, generation: int) -> None:
                 bar.update(
                     task,
                     completed=sum(s.position for s in mine),
-                    total=max(sum(s.head for s in mine), 1),
+                    total=max(sum(s.position if s.head is None else s.head for s in mine), 1),
                 )
             time.sleep(0.25)
         bar.update(task, completed=bar.tasks[0].total or 0)

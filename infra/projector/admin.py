@@ -13,15 +13,48 @@ from infra.projector import park, registry
 from infra.projector.runner import PROJECTOR_LOCK, WAKE_CHANNEL
 from infra.projector.tables import read_table
 from infra.services.ports import ProjectionPositionView
-from infra.store.ledger import Ledger
+from infra.store.connect import ShardUnavailable
+from infra.store.ledger import Ledger, LogHead
 from projections.base import Projection
+
+
+def shard_down(error: BaseException) -> ShardUnavailable | None:
+    """The ShardUnavailable behind `error` (the library may wrap it), if any."""
+    seen: BaseException | None = error
+    for _ in range(8):  # a chain of causes is short; never loop on a cycle
+        if seen is None or isinstance(seen, ShardUnavailable):
+            return seen
+        seen = seen.__cause__ or seen.__context__
+    return None
+
+
+def shard_heads(ledger: Ledger) -> dict[int, LogHead | ShardUnavailable]:
+    """Each shard's head, or the ShardUnavailable of a shard whose own cluster does not
+    answer: the operator surfaces report the others as usual (docs/scaling.md).
+
+    A shard kept in the home database is not set aside: home down is the whole service down,
+    so that error propagates (Unavailable / 503) as on one machine."""
+    home = ledger.placements.datastore
+    heads: dict[int, LogHead | ShardUnavailable] = {}
+    for index, shard in enumerate(ledger.shards):
+        try:
+            heads[index] = ledger.head(shard=index)
+        except Exception as error:
+            down = shard_down(error)
+            if down is None or shard.datastore is home:
+                raise
+            heads[index] = down
+    return heads
 
 
 def status(
     url: str, ledger: Ledger, projections: Sequence[Projection]
 ) -> list[ProjectionPositionView]:
-    """Every live and building generation of every projection, per shard."""
-    heads = {s: ledger.head(shard=s).position for s in range(len(ledger.shards))}
+    """Every live and building generation of every projection, per shard; a shard whose
+    cluster does not answer keeps its rows (their positions are on home) with no head."""
+    heads: dict[int, int | None] = {
+        s: h.position if isinstance(h, LogHead) else None for s, h in shard_heads(ledger).items()
+    }
     versions = {p.name: p.version for p in projections}
     query = sql.SQL(
         "SELECT p.name, p.live_generation, p.live_version, p.building_generation, t.generation, "
@@ -39,7 +72,7 @@ def status(
 
 
 def _status(
-    row: dict[str, Any], versions: dict[str, int], heads: dict[int, int]
+    row: dict[str, Any], versions: dict[str, int], heads: dict[int, int | None]
 ) -> ProjectionPositionView:
     if row["generation"] == row["building_generation"]:
         role = "building"

@@ -13,7 +13,13 @@ from infra.services.characters import describe as describe_characters
 from infra.services.characters import sheet as sheet_of_character
 from infra.services.encounters import Actor
 from infra.services.executor import Idempotency, IdempotencyKeyReused, StaleVersion, Write
-from infra.services.ports import LogHeadView, ProjectionPositionView, SenkiPort, Unavailable
+from infra.services.ports import (
+    LogHeadView,
+    ProjectionPositionView,
+    SenkiPort,
+    ShardDownView,
+    Unavailable,
+)
 from infra.services.runtime import Runtime
 from infra.services.scenarios import describe as describe_scenarios
 from infra.services.units import describe as describe_units
@@ -42,6 +48,7 @@ __all__ = [
     "RefusedSnapshotsCollector",
     "Runtime",
     "SenkiPort",
+    "ShardDownView",
     "ShardUnavailable",
     "StaleVersion",
     "StreamMoved",

@@ -6,6 +6,7 @@ docs/architecture.md asks; `infra/bootstrap.py` hands in the real objects.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -15,6 +16,18 @@ class LogHeadView:
     shard: int
     position: int
     chain_hash: str
+    status: str = "ok"
+
+
+@dataclass(frozen=True)
+class ShardDownView:
+    """A shard whose own PostgreSQL cluster did not answer: its head (and so its lag and its
+    chain) cannot be read now. Reported beside the heads of the shards that answered, so one
+    cluster's outage does not blank every operator surface (docs/scaling.md)."""
+
+    shard: int
+    detail: str = ""
+    status: str = "unavailable"
 
 
 @dataclass(frozen=True)
@@ -26,7 +39,7 @@ class ProjectionPositionView:
     role: str  # live, building, or frozen (live but built by another version)
     shard: int
     position: int
-    head: int
+    head: int | None  # None while the shard's cluster does not answer: its lag is unknown
     parked: int = 0  # events parked for this generation on this shard (infra/projector/park.py)
     parked_at: int | None = None  # the first of them: where the model is degraded
     reason: str | None = None  # why that first one failed
@@ -37,9 +50,14 @@ class ProjectionPositionView:
         return self.parked > 0
 
     @property
-    def lag(self) -> int:
-        """Events of the shard the generation has not projected yet."""
-        return max(self.head - self.position, 0)
+    def shard_up(self) -> bool:
+        """False while the shard's cluster does not answer (its head could not be read)."""
+        return self.head is not None
+
+    @property
+    def lag(self) -> int | None:
+        """Events of the shard the generation has not projected yet (None: head unknown)."""
+        return None if self.head is None else max(self.head - self.position, 0)
 
 
 @dataclass(frozen=True)
@@ -76,9 +94,11 @@ class SenkiPort(Protocol):
     def liveness(self) -> LivenessView:
         """Whether the process does its job, without a query (the embedded server's keeper)."""
 
-    def log_heads(self) -> list[LogHeadView]:
-        """The head of every shard's hash chain."""
+    def log_heads(self) -> Sequence[LogHeadView | ShardDownView]:
+        """The head of every shard's hash chain, in shard order; a ShardDownView for a shard
+        whose own cluster does not answer. Raise Unavailable when the home database is down."""
 
-    def projection_positions(self) -> list[ProjectionPositionView]:
+    def projection_positions(self) -> Sequence[ProjectionPositionView]:
         """Every live and building generation of every read model, per shard, with the
-        shard's head (the metrics' projection lag); raise Unavailable if the database is down."""
+        shard's head (the metrics' projection lag; None for a shard whose cluster is down);
+        raise Unavailable if the home database is down."""

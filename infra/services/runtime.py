@@ -31,6 +31,7 @@ from infra.services.ports import (
     LivenessView,
     LogHeadView,
     ProjectionPositionView,
+    ShardDownView,
     ShardReadiness,
     Unavailable,
 )
@@ -40,7 +41,7 @@ from infra.services.units import UnitService
 from infra.services.visibility import VisibilityService
 from infra.services.watched_states import WatchedStates
 from infra.settings import Settings
-from infra.store.connect import ShardDatastore
+from infra.store.connect import ShardDatastore, ShardUnavailable
 from infra.store.ledger import Ledger, is_unavailable
 
 log = logging.getLogger("senki.bootstrap")
@@ -138,9 +139,17 @@ class Runtime:
             return LivenessView("ok")
         return LivenessView(kept.status, kept.detail)
 
-    def log_heads(self) -> list[LogHeadView]:
-        heads = (self.ledger.head(shard=index) for index in range(len(self.ledger.shards)))
-        return [LogHeadView(h.shard, h.position, h.chain_hash) for h in heads]
+    def log_heads(self) -> list[LogHeadView | ShardDownView]:
+        """Every shard's chain head; a shard whose own cluster is down is named, not fatal."""
+        from infra.projector.admin import shard_heads
+
+        heads = shard_heads(self.ledger)  # home down raises: a whole outage (503), as before
+        return [
+            ShardDownView(index, str(head))
+            if isinstance(head, ShardUnavailable)
+            else LogHeadView(head.shard, head.position, head.chain_hash)
+            for index, head in heads.items()
+        ]
 
     def projection_positions(self) -> list[ProjectionPositionView]:
         """What `senki projections status` shows, for the API's /metrics (which caches it)."""

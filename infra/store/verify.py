@@ -7,6 +7,11 @@ prove a cut tail when any of them points past the head. When none does, only a r
 outside the database (`--expect-head`) can prove that no events were removed after the head,
 and the report says so.
 
+A shard whose own PostgreSQL cluster does not answer is not skipped silently: the reachable
+shards are verified as usual, the unreachable one is named, no receipt is printed for it, and
+the run exits 3 (1 if tampering was found elsewhere): a chain that could not be read is never
+reported as holding (docs/scaling.md).
+
 Everything a user may copy (receipts, hashes, ids) is written as plain text, never through
 rich: rich would turn `0:100:…` into an emoji and wrap a hash at the terminal's width.
 """
@@ -25,9 +30,10 @@ from rich.console import Console
 from rich.table import Table
 
 from infra import bootstrap
-from infra.services.audit import DiceFinding, revealed_dice
+from infra.services.audit import DiceFinding, check_dice, revealed_encounters
 from infra.settings import Settings
 from infra.store.chain import ChainReport, genesis_hash
+from infra.store.connect import ShardUnavailable
 from infra.store.ledger import Ledger
 from infra.store.verify_snapshots import SnapshotReport, check_snapshots
 from infra.store.witness import TailEvidence, tail_evidence
@@ -76,6 +82,21 @@ class ShardResult:
 
 
 @dataclass(frozen=True)
+class UnreachableShard:
+    """A shard whose own cluster did not answer: nothing about its chain is known."""
+
+    shard: int
+    detail: str
+
+    def line(self) -> str:
+        return (
+            f"UNAVAILABLE shard {self.shard}: its PostgreSQL cluster does not answer, so its "
+            f"chain, snapshots and dice were NOT verified ({self.detail}); run again once it "
+            "is back"
+        )
+
+
+@dataclass(frozen=True)
 class ReceiptResult:
     receipt: str
     holds: bool
@@ -87,23 +108,47 @@ class VerifyResult:
     shards: list[ShardResult]
     dice: list[DiceFinding]
     receipts: list[ReceiptResult] = field(default_factory=list)
+    unreachable: list[UnreachableShard] = field(default_factory=list)
     # Per encounter with a dice problem: the log position of each problem, in order.
     dice_positions: dict[UUID, list[int | None]] = field(default_factory=dict)
 
     @property
-    def ok(self) -> bool:
-        return (
+    def tampering(self) -> bool:
+        """Something that was read does not hold (a receipt of a down shard is not counted:
+        it could not be checked, which `complete` says)."""
+        down = {u.shard for u in self.unreachable}
+        return not (
             all(s.ok for s in self.shards)
             and all(d.ok for d in self.dice)
-            and all(r.holds for r in self.receipts)
+            and all(r.holds or _receipt_shard(r.receipt) in down for r in self.receipts)
         )
+
+    @property
+    def complete(self) -> bool:
+        """Every shard's cluster answered."""
+        return not self.unreachable
+
+    @property
+    def ok(self) -> bool:
+        return self.complete and not self.tampering
+
+    @property
+    def exit_code(self) -> int:
+        """0 all holds; 1 tampering found; 3 nothing found, but some shard was not read."""
+        return 1 if self.tampering else 0 if self.complete else 3
+
+
+def _receipt_shard(receipt: str) -> int | None:
+    found = RECEIPT.match(receipt)
+    return None if found is None else int(found[1])
 
 
 def run_verify(
     settings: Settings, console: Console, receipts: list[str], *, as_json: bool = False
 ) -> int:
     """Print what was checked; 0 when everything holds, 1 when anything does not, 2 for a
-    receipt that is not SHARD:POSITION:HASH."""
+    receipt that is not SHARD:POSITION:HASH, 3 when nothing failed but some shard's cluster
+    did not answer (its chain was not verified)."""
     malformed = [r for r in receipts if not RECEIPT.match(r.strip())]
     if malformed:
         for receipt in malformed:
@@ -118,21 +163,37 @@ def run_verify(
         typer.echo(json.dumps(as_document(result), ensure_ascii=False, indent=2))
     else:
         render(result, console)
-    return 0 if result.ok else 1
+    return result.exit_code
 
 
 def collect(ledger: Ledger, receipts: list[str]) -> VerifyResult:
-    """Check every shard, the revealed dice and each receipt."""
-    shards = [
-        ShardResult(
-            index,
-            ledger.verify(shard=index),
-            check_snapshots(ledger, index),
-            tail_evidence(ledger, index),
-        )
-        for index in range(len(ledger.shards))
-    ]
-    result = VerifyResult(shards, revealed_dice(ledger))
+    """Check every shard whose cluster answers, the revealed dice and each receipt; name the
+    shards whose cluster does not (home down still fails the whole run)."""
+    shards: list[ShardResult] = []
+    dice: list[DiceFinding] = []
+    unreachable: list[UnreachableShard] = []
+    home = ledger.placements.datastore
+    for index, shard in enumerate(ledger.shards):
+        try:
+            checked = ShardResult(
+                index,
+                ledger.verify(shard=index),
+                check_snapshots(ledger, index),
+                tail_evidence(ledger, index),
+            )
+            found = [
+                check_dice(encounter, ledger.read(encounter, shard=index), index)
+                for encounter in revealed_encounters(ledger, shard=index)
+            ]
+        except Exception as error:
+            down = _shard_down(error)
+            if down is None or shard.datastore is home:
+                raise
+            unreachable.append(UnreachableShard(index, str(down)))
+            continue
+        shards.append(checked)
+        dice += found
+    result = VerifyResult(shards, dice, unreachable=unreachable)
     result.dice_positions = {
         f.encounter_id: dice_positions(ledger, f) for f in result.dice if f.problems
     }
@@ -165,14 +226,30 @@ def dice_positions(ledger: Ledger, finding: DiceFinding) -> list[int | None]:
     return positions
 
 
+def _shard_down(error: BaseException) -> ShardUnavailable | None:
+    """The ShardUnavailable behind `error` (the library may wrap it), if any."""
+    seen: BaseException | None = error
+    for _ in range(8):  # a chain of causes is short; never loop on a cycle
+        if seen is None or isinstance(seen, ShardUnavailable):
+            return seen
+        seen = seen.__cause__ or seen.__context__
+    return None
+
+
 def check_receipt(ledger: Ledger, shards: list[ShardResult], receipt: str) -> ReceiptResult:
-    """Does the log still hold `receipt` (SHARD:POSITION:HASH, validated by the caller)?"""
+    """Does the log still hold `receipt` (SHARD:POSITION:HASH, validated by the caller)?
+    `shards`: the shards that were read (a down shard's receipt cannot be checked)."""
     found = RECEIPT.match(receipt)
     assert found is not None
     shard, position, expected = int(found[1]), int(found[2]), found[3].lower()
-    if shard >= len(shards):
+    if shard >= len(ledger.shards):
         return ReceiptResult(receipt, False, f"there is no shard {shard} (SENKI_SHARDS?)")
-    chain = shards[shard].chain
+    read = {s.shard: s for s in shards}
+    if shard not in read:
+        return ReceiptResult(
+            receipt, False, f"not checked: shard {shard}'s PostgreSQL cluster does not answer"
+        )
+    chain = read[shard].chain
     if chain.head_position < position:
         return ReceiptResult(
             receipt,
@@ -221,10 +298,14 @@ def render(result: VerifyResult, console: Console) -> None:
             else "broken",
             f"{snapshots.holding} hold, {len(snapshots.bad)} bad, {snapshots.unsealed} unsealed",
         )
+    for down in result.unreachable:
+        table.add_row(str(down.shard), "?", "?", "NOT VERIFIED: unavailable", "?")
     console.print(table)
     for shard in result.shards:
         for line in _shard_lines(shard):
             typer.echo(line)
+    for down in result.unreachable:
+        typer.echo(down.line())
     _dice_table(result.dice, console)
     for finding in result.dice:
         positions = result.dice_positions.get(finding.encounter_id, [])
@@ -235,15 +316,30 @@ def render(result: VerifyResult, console: Console) -> None:
             )
     for receipt in result.receipts:
         mark = "ok  " if receipt.holds else "FAIL"
+        if not receipt.holds and _receipt_shard(receipt.receipt) in {
+            u.shard for u in result.unreachable
+        }:
+            mark = "SKIP"
         typer.echo(f"{mark} receipt {receipt.receipt}: {receipt.detail}")
     typer.echo(
         "Receipts to keep (the head of each shard; copy them exactly):"
         if result.ok
         else "Heads as they stand now (no receipt to keep: the log failed its checks):"
+        if result.tampering
+        else "Receipts to keep (the head of each shard that was verified; copy them exactly):"
     )
     for shard in result.shards:
         typer.echo(shard.receipt)
-    typer.echo("verdict: " + ("everything holds" if result.ok else "TAMPERING FOUND"))
+    typer.echo("verdict: " + _verdict(result))
+
+
+def _verdict(result: VerifyResult) -> str:
+    if result.tampering:
+        return "TAMPERING FOUND"
+    if result.complete:
+        return "everything holds"
+    names = ", ".join(str(u.shard) for u in result.unreachable)
+    return f"INCOMPLETE: shard {names} not verified (cluster unavailable); the rest holds"
 
 
 def _shard_lines(shard: ShardResult) -> list[str]:
@@ -291,9 +387,12 @@ def as_document(result: VerifyResult) -> dict[str, Any]:
     """`senki verify --json`: the same findings, for a script."""
     return {
         "ok": result.ok,
+        "complete": result.complete,
+        "unavailable": [{"shard": u.shard, "detail": u.detail} for u in result.unreachable],
         "shards": [
             {
                 "shard": s.shard,
+                "status": "ok",
                 "events": s.chain.checked,
                 "head": {"position": s.chain.head_position, "chain_hash": s.chain.head_hash.hex()},
                 "receipt": s.receipt,
@@ -326,7 +425,8 @@ def as_document(result: VerifyResult) -> dict[str, Any]:
                 },
             }
             for s in result.shards
-        ],
+        ]
+        + [{"shard": u.shard, "status": "unavailable"} for u in result.unreachable],
         "dice": [
             {
                 "shard": d.shard,
