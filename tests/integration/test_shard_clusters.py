@@ -11,16 +11,22 @@ shard catches up.
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
 import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import psycopg
 import pytest
 from fastapi.testclient import TestClient
+from prometheus_client.parser import text_string_to_metric_families
 from pydantic import SecretStr
 
 from api.app import create_app
@@ -63,6 +69,30 @@ class Deployment:
     @property
     def home_app(self) -> str:
         return self.a.url(self.home, APP_ROLE)
+
+    def env(self) -> dict[str, str]:
+        """The same deployment as SENKI_* variables, for the `senki` command."""
+        settings = self.settings()
+        return {
+            "SENKI_DATABASE_URL": self.home_app,
+            "SENKI_MIGRATION_DATABASE_URL": self.a.url(self.home),
+            "SENKI_SHARD_URLS": json.dumps([u.get_secret_value() for u in settings.shard_urls]),
+            "SENKI_SHARD_MIGRATION_URLS": json.dumps(
+                [u.get_secret_value() for u in settings.shard_migration_urls]
+            ),
+            "SENKI_DICE_MASTER_KEY": TEST_DICE_KEY,
+        }
+
+    def senki(self, *args: str) -> subprocess.CompletedProcess[str]:
+        clean = {k: v for k, v in os.environ.items() if not k.startswith("SENKI_")}
+        return subprocess.run(
+            [str(Path(sys.executable).with_name("senki")), *args],
+            capture_output=True,
+            text=True,
+            env=clean | self.env() | {"COLUMNS": "160"},
+            timeout=120,
+            check=False,
+        )
 
 
 def migrate_as_the_cli_does(settings: Settings) -> int:
@@ -267,6 +297,83 @@ def test_a_stopped_shard_cluster_stops_only_its_own_campaigns_and_catches_up_aft
     finally:
         stop.set()
         worker.join(10)
+
+
+def test_operator_surfaces_report_per_shard_while_a_shard_cluster_is_down(
+    deployment: Deployment,
+    runtime: bootstrap.Runtime,
+    client: TestClient,
+    campaigns: dict[int, Campaign],
+) -> None:
+    """Given server B (shard 1) stopped, when an operator asks for the log head, /metrics,
+    `senki projections status` and `senki verify`, then shard 0 is reported as usual and
+    shard 1 is named unavailable (verify exits non-zero: it did not read shard 1's chain);
+    once B is back, every surface is whole again."""
+    project_until_caught_up(deployment.home_app, runtime.ledger)
+    deployment.b.stop("immediate")
+    try:
+        down = eventually(lambda: client.get("/v1/log/head"), 200)
+        assert wait_until(lambda: client.get("/v1/log/head").json()["status"] == "degraded", 30), (
+            "the head read notices B is gone"
+        )
+        heads = client.get("/v1/log/head").json()
+        assert heads["heads"][1] == {"shard": 1, "status": "unavailable"}
+        shard0 = heads["heads"][0]
+        assert shard0["status"] == "ok"
+        assert shard0["position"] == runtime.ledger.head(shard=0).position
+        assert shard0["chain_hash"] == runtime.ledger.head(shard=0).chain_hash
+        assert down.status_code == 200
+
+        assert wait_until(lambda: shard_up(client) == {"0": 1.0, "1": 0.0}, 30)
+        found = scrape(client)
+        lagged = {s.labels["shard"] for s in found["senki_projection_lag_events"].samples}
+        assert lagged == {"0"}, "shard 0's lag exported, shard 1's unknown"
+        assert [s.value for s in found["senki_database_up"].samples] == [1]
+        assert {s.labels["shard"] for s in found["senki_log_head_position"].samples} == {"0"}
+
+        status = deployment.senki("projections", "status")
+        assert status.returncode == 0, status.stdout + status.stderr
+        assert "UNAVAILABLE shard 1" in status.stdout
+        rows = [line for line in status.stdout.splitlines() if "│" in line and " live " in line]
+        assert any("unavailable" in line for line in rows)
+        assert any("unavailable" not in line for line in rows), "shard 0's rows as usual"
+        strict = deployment.senki("projections", "status", "--fail-unavailable")
+        assert strict.returncode == 3, strict.stdout + strict.stderr
+
+        verify = deployment.senki("verify", "--json")
+        assert verify.returncode == 3, verify.stdout + verify.stderr
+        report = json.loads(verify.stdout)
+        assert report["ok"] is False
+        assert report["complete"] is False
+        assert [u["shard"] for u in report["unavailable"]] == [1]
+        by_shard = {s["shard"]: s for s in report["shards"]}
+        assert by_shard[0]["chain"]["intact"] is True
+        assert by_shard[1] == {"shard": 1, "status": "unavailable"}
+        plain = deployment.senki("verify")
+        assert plain.returncode == 3
+        assert "UNAVAILABLE shard 1" in plain.stdout
+        assert "verdict: INCOMPLETE: shard 1 not verified" in plain.stdout
+        assert "everything holds" not in plain.stdout
+    finally:
+        deployment.b.start()
+    assert wait_until(lambda: client.get("/v1/log/head").json()["status"] == "ok", 60)
+    assert all(h["status"] == "ok" for h in client.get("/v1/log/head").json()["heads"])
+    assert wait_until(lambda: shard_up(client) == {"0": 1.0, "1": 1.0}, 30)
+    assert deployment.senki("projections", "status", "--fail-unavailable").returncode == 0
+    whole = deployment.senki("verify")
+    assert whole.returncode == 0, whole.stdout + whole.stderr
+    assert "verdict: everything holds" in whole.stdout
+
+
+def scrape(client: TestClient) -> dict[str, Any]:
+    answer = client.get("/metrics")
+    assert answer.status_code == 200
+    return {f.name: f for f in text_string_to_metric_families(answer.text)}
+
+
+def shard_up(client: TestClient) -> dict[str, float]:
+    found = scrape(client).get("senki_shard_up")
+    return {} if found is None else {s.labels["shard"]: s.value for s in found.samples}
 
 
 def test_adding_a_shard_cluster_places_new_campaigns_on_it_too(
