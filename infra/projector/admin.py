@@ -35,6 +35,9 @@ def shard_heads(ledger: Ledger) -> dict[int, LogHead | ShardUnavailable]:
     A shard kept in the home database is not set aside: home down is the whole service down,
     so that error propagates (Unavailable / 503) as on one machine."""
     home = ledger.placements.datastore
+    if all(shard.datastore is not home for shard in ledger.shards):
+        with home.transaction(commit=False) as cursor:  # no shard on home: ask it anyway
+            cursor.execute("SELECT 1")
     heads: dict[int, LogHead | ShardUnavailable] = {}
     for index, shard in enumerate(ledger.shards):
         try:

@@ -173,6 +173,9 @@ def collect(ledger: Ledger, receipts: list[str]) -> VerifyResult:
     dice: list[DiceFinding] = []
     unreachable: list[UnreachableShard] = []
     home = ledger.placements.datastore
+    if all(shard.datastore is not home for shard in ledger.shards):
+        with home.transaction(commit=False) as cursor:  # home down: the whole service is
+            cursor.execute("SELECT 1")
     for index, shard in enumerate(ledger.shards):
         try:
             checked = ShardResult(
