@@ -8,8 +8,12 @@ its chain as holding."""
 from __future__ import annotations
 
 import io
-from typing import ClassVar
+from collections.abc import Iterator
+from contextlib import contextmanager
+from types import SimpleNamespace
+from typing import TYPE_CHECKING, ClassVar, cast
 
+import pytest
 from fastapi.testclient import TestClient
 from prometheus_client.parser import text_string_to_metric_families
 from rich.console import Console
@@ -17,6 +21,7 @@ from rich.console import Console
 from api.app import create_app
 from api.metrics.projections import ProjectionCollector
 from infra.cli.projections import status_table
+from infra.projector.admin import shard_heads
 from infra.services.ports import (
     LivenessView,
     LogHeadView,
@@ -24,6 +29,8 @@ from infra.services.ports import (
     ShardDownView,
 )
 from infra.store.chain import ChainReport
+from infra.store.connect import ShardUnavailable
+from infra.store.ledger import LogHead
 from infra.store.verify import (
     ReceiptResult,
     ShardResult,
@@ -33,6 +40,9 @@ from infra.store.verify import (
 )
 from infra.store.verify_snapshots import SnapshotReport
 from infra.store.witness import TailEvidence
+
+if TYPE_CHECKING:
+    from infra.store.ledger import Ledger
 
 HASH = "ab" * 32
 ON_0 = ProjectionPositionView("rulings", 1, "live", 0, position=7, head=10)
@@ -163,3 +173,57 @@ def test_verify_with_every_shard_read_and_holding_exits_zero() -> None:
     result = VerifyResult([_intact(0, 5), _intact(1, 2)], [])
     assert result.ok
     assert result.exit_code == 0
+
+
+class _Cursor:
+    def execute(self, query: str) -> None:
+        pass
+
+
+class _Store:
+    """A cluster's datastore: `down` makes every query fail as a cluster outage does."""
+
+    def __init__(self, shards: tuple[int, ...], *, down: bool = False) -> None:
+        self.shards, self.down, self.asked = shards, down, 0
+
+    @contextmanager
+    def transaction(self, *, commit: bool) -> Iterator[_Cursor]:
+        self.asked += 1
+        if self.down:
+            raise ShardUnavailable(self.shards, "connection refused")
+        yield _Cursor()
+
+
+class _Ledger:
+    """Just what shard_heads reads of a ledger: the home store and each shard's store."""
+
+    def __init__(self, home: _Store, stores: list[_Store]) -> None:
+        self.placements = SimpleNamespace(datastore=home)
+        self.shards = [SimpleNamespace(datastore=store) for store in stores]
+
+    def head(self, *, shard: int) -> LogHead:
+        with self.shards[shard].datastore.transaction(commit=False):
+            return LogHead(shard, 10 + shard, HASH)
+
+
+def test_a_down_shard_cluster_is_set_aside_and_the_others_are_read() -> None:
+    home = _Store((0,))
+    heads = shard_heads(cast("Ledger", _Ledger(home, [home, _Store((1,), down=True)])))
+    assert heads[0] == LogHead(0, 10, HASH)
+    assert isinstance(heads[1], ShardUnavailable)
+    assert heads[1].shards == (1,)
+
+
+def test_home_down_is_a_whole_outage_even_for_the_shard_it_holds() -> None:
+    home = _Store((0,), down=True)
+    with pytest.raises(ShardUnavailable):
+        shard_heads(cast("Ledger", _Ledger(home, [home, _Store((1,))])))
+
+
+def test_home_is_asked_even_when_no_shard_lives_there() -> None:
+    home, elsewhere = _Store(()), _Store((0, 1))
+    shard_heads(cast("Ledger", _Ledger(home, [elsewhere, elsewhere])))
+    assert home.asked == 1
+    home.down = True
+    with pytest.raises(ShardUnavailable):
+        shard_heads(cast("Ledger", _Ledger(home, [elsewhere, elsewhere])))
