@@ -174,7 +174,7 @@ def _by(command: type[Command], combatant: str) -> LegalCommand:
 
 # GD-INJ: the rule that keeps an injured character out of action, and what it means now.
 _OUT: dict[str, tuple[str, str]] = {
-    "faint": ("GD-INJ-1", "has fainted and acts in no phase; only its cleanup check remains"),
+    "faint": ("GD-INJ-1", "has fainted and acts in no phase; its cleanup check runs by itself"),
     "shutdown": ("GD-INJ-1", "has shut down (an Assault Core's faint) and acts no more"),
     "critical": ("GD-INJ-2", "is in critical condition: out of action until the scenario ends"),
     "incapacitated": ("GD-INJ-3", "is incapacitated: out of action until the scenario ends"),
