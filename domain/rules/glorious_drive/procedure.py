@@ -107,7 +107,9 @@ def _past_an_empty_cleanup(state: GdState, combatant: GdCombatant) -> list[Legal
 
 
 def _start_of_phase(state: GdState, combatant: GdCombatant) -> list[LegalCommand]:
-    # GD-INJ-1: a fainted character acts in no phase; only its cleanup check remains.
+    # GD-INJ-1: a fainted character acts in no phase; only its cleanup check remains, which
+    # runs by itself (turn.fainted_cleanups_by_themselves): a stream recorded before that
+    # may still rest here, so the explicit command stays legal.
     if not combatant.can_react:
         return [_by(cmd.Cleanup, combatant.id)]
     commands = [_by(cmd.Wait, combatant.id), _by(cmd.Cleanup, combatant.id)]
