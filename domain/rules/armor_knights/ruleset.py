@@ -89,6 +89,7 @@ class ArmorKnights:
     ) -> Decided[AkState]:
         run = Run(state=state, dice=dice, ctx=ctx)
         _HANDLERS[type(command)](run, command)
+        turn.phase_ends_by_itself(run)  # issue 19: AK-TURN-3, no one's choice
         return Decided(run.events, run.state)
 
     def evolve(self, state: AkState, event: DomainEvent) -> AkState:

@@ -103,6 +103,28 @@ def end_phase(run: Run, command: cmd.EndPhase) -> None:
         _end_turn(run)
 
 
+def phase_ends_by_itself(run: Run) -> None:
+    """Issue 19: every active action costs active points (AK-TURN-3), so a unit left with
+    none, no move under way and no check open has nothing to choose in its phase: it ends by
+    itself, recorded as such (an opponent's answers come with a check, which is closed)."""
+    while (acting := run.state.acting) is not None and not run.state.checks:
+        unit = run.state.combatants[acting]
+        if unit.active_points > 0 or unit.moving is not None or unit.shot_down:
+            return
+        run.rule(
+            Decision(
+                rule_ids=("AK-TURN-3",),
+                inputs={"unit": unit.id, "active_points": unit.active_points},
+                outcome={"advanced": "phase"},
+                summary_en=f"{unit.id} has no active points left: its phase has nothing to "
+                "choose, so it ends by itself",
+                summary_ja=f"{unit.id}は能動動作数値が残っていない：選択の余地がないため"
+                "フェイズは自動で終了",
+            )
+        )
+        end_phase(run, cmd.EndPhase(unit_id=unit.id))
+
+
 def _end_turn(run: Run) -> None:
     """AK-RLD-2 every load count −1; AK-ARM-1 turn-long armour changes end."""
     units = sorted(run.state.combatants.values(), key=lambda u: u.id)

@@ -107,7 +107,9 @@ def _past_an_empty_cleanup(state: GdState, combatant: GdCombatant) -> list[Legal
 
 
 def _start_of_phase(state: GdState, combatant: GdCombatant) -> list[LegalCommand]:
-    # GD-INJ-1: a fainted character acts in no phase; only its cleanup check remains.
+    # GD-INJ-1: a fainted character acts in no phase; only its cleanup check remains, which
+    # runs by itself (turn.fainted_cleanups_by_themselves): a stream recorded before that
+    # may still rest here, so the explicit command stays legal.
     if not combatant.can_react:
         return [_by(cmd.Cleanup, combatant.id)]
     commands = [_by(cmd.Wait, combatant.id), _by(cmd.Cleanup, combatant.id)]
@@ -174,7 +176,7 @@ def _by(command: type[Command], combatant: str) -> LegalCommand:
 
 # GD-INJ: the rule that keeps an injured character out of action, and what it means now.
 _OUT: dict[str, tuple[str, str]] = {
-    "faint": ("GD-INJ-1", "has fainted and acts in no phase; only its cleanup check remains"),
+    "faint": ("GD-INJ-1", "has fainted and acts in no phase; its cleanup check runs by itself"),
     "shutdown": ("GD-INJ-1", "has shut down (an Assault Core's faint) and acts no more"),
     "critical": ("GD-INJ-2", "is in critical condition: out of action until the scenario ends"),
     "incapacitated": ("GD-INJ-3", "is incapacitated: out of action until the scenario ends"),

@@ -101,6 +101,30 @@ def cleanup_by_itself(run: Run, command: Command) -> None:
     cleanup(run, cmd.Cleanup(combatant_id=combatant.id))
 
 
+def fainted_cleanups_by_themselves(run: Run) -> None:
+    """Issue 19: a fainted character's phase holds only its cleanup (GD-INJ-1), whose one
+    content is the recovery die (GD-MAIN-2): no one chooses anything in it, so it runs as
+    soon as the phase comes, recorded as such. With hand dice the encounter then awaits that
+    die (the command that led here waits for it: deciding again from the start is the same).
+    A character that stays fainted ends its phase, so the next one may be fainted too."""
+    while (state := run.state).phase == "main_action" and state.step == "cleanup":
+        combatant = state.combatants[state.acting] if state.acting is not None else None
+        if combatant is None or combatant.injury != "faint":
+            return
+        run.rule(
+            Decision(
+                rule_ids=("GD-MAIN-2", "GD-INJ-1"),
+                inputs={"combatant": combatant.id, "injury": combatant.injury},
+                outcome={"advanced": "cleanup"},
+                summary_en=f"{combatant.id} has fainted: its cleanup (the recovery check) "
+                "is no one's choice, so it runs by itself",
+                summary_ja=f"{combatant.id}は気絶中：クリーンナップ（回復判定）は選択の余地が"
+                "ないため自動で行う",
+            )
+        )
+        cleanup(run, cmd.Cleanup(combatant_id=combatant.id))
+
+
 def _faint_recovered(run: Run, combatant: GdCombatant) -> bool:
     recovery = faint_recovers(
         combatant.hp,

@@ -54,7 +54,11 @@ def legal_commands(state: WzState) -> list[LegalCommand]:
         case "declaration":
             return [*_declarers(state), *table]
         case "strategy":
-            return [*_formations(state), _gm(cmd.EndPhase), *table]
+            formations = _formations(state)
+            # Issue 19: with no Formation to declare, WZ-6 holds no choice: the initiative
+            # roll is legal at once and the phase ends by itself before it (rounds.py).
+            later = [] if formations else [_gm(cmd.RollInitiative)]
+            return [*formations, _gm(cmd.EndPhase), *later, *table]
         case "initiative":
             return [_gm(cmd.RollInitiative), *table]
         case "action":

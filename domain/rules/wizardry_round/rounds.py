@@ -9,10 +9,12 @@ from __future__ import annotations
 
 from domain.rules.outcome import Decision
 from domain.rules.records import EncounterEnded
+from domain.rules.ruleset import Command
 from domain.rules.wizardry_round import commands as cmd
 from domain.rules.wizardry_round import events as ev
 from domain.rules.wizardry_round.round_start import combat_start, enter, fatigue_phase, gain_tp
 from domain.rules.wizardry_round.run import Run
+from domain.rules.wizardry_round.state import WzState
 from domain.rules.wizardry_round.tp import enemy_tp
 
 
@@ -91,6 +93,33 @@ def enter_strategy(run: Run) -> None:
     )
     for pool in pools:
         gain_tp(run, pool, 1, "WZ-6")
+
+
+def no_formation_to_declare(state: WzState) -> bool:
+    """WZ-6 holds no choice: no character in combat and able to act has a Formation skill
+    (the TP gain is automatic, on entering the phase)."""
+    return not any(c.started and c.able and c.sheet.formations for c in state.combatants.values())
+
+
+def strategy_by_itself(run: Run, command: Command) -> None:
+    """Issue 19: the GM goes on to the initiative roll (WZ-7) from a strategy phase with no
+    Formation to declare; the phase ends by itself first, recorded as such (WZ-6), as if
+    `EndPhase` was given (which stays legal)."""
+    state = run.state
+    if state.phase != "strategy" or not isinstance(command, cmd.RollInitiative):
+        return
+    if not no_formation_to_declare(state):
+        return
+    run.rule(
+        Decision(
+            rule_ids=("WZ-6",),
+            inputs={"round": state.round, "formations": 0},
+            outcome={"advanced": "strategy"},
+            summary_en="strategy: no formation to declare, so the phase ended by itself",
+            summary_ja="兵法：宣言できる陣形がないため自動で終了",
+        )
+    )
+    enter(run, "initiative")
 
 
 def end_phase(run: Run, command: cmd.EndPhase) -> None:

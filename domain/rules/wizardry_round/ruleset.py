@@ -84,6 +84,7 @@ class WizardryRound:
         self, state: WzState, command: Command, dice: Dice, ctx: CommandContext
     ) -> Decided[WzState]:
         run = Run(state=state, dice=dice, ctx=ctx)
+        rounds.strategy_by_itself(run, command)  # issue 19: no one's choice, so no command
         _HANDLERS[type(command)](run, command)
         return Decided(run.events, run.state)
 

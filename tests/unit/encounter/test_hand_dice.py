@@ -283,3 +283,28 @@ def test_replay_time_travel_audit_and_snapshots_treat_an_awaited_die_like_any_ot
     checks = aggregate.audit(log.state, rolls)
     assert len(checks) == log.state.roll_count == 6
     assert [r.source for r in rolls[-4:]] == ["hand"] * 4
+
+
+def test_GD_INJ_1_a_fainted_characters_cleanup_runs_by_itself_and_awaits_its_recovery_die() -> None:
+    """Issue 19: with hand dice, the cleanup that runs by itself (GD-INJ-1: the fainted
+    character's phase holds nothing else) asks for its recovery die like any other die: the
+    hit taken waits for it, and resolves with the cleanup once it is entered."""
+    log = HandLog()
+    log.join("ace", "p1", "pc", sheet(0, 0, hp=62))  # orc's 70 damage leaves −8
+    log.join("orc", "gm", "enemy", sheet(3, 0, reaction=9))
+    log.do("RollInitiative", {}, faces=[1, 6])
+    log.do("Cleanup", {"combatant_id": "orc"})
+    log.do("DeclareAttack", {"combatant_id": "orc", "target": "ace"})
+    log.do("TakeHit", {"combatant_id": "ace"}, by="p1")
+    assert log.awaited() == "1D6 faint for ace, GD-INJ-1"  # 4 + 3 − 8 = −1: faints
+    waited = log.enter(4, by="p1")
+    assert isinstance(waited[-1], RollAwaited)
+    assert waited[-1].die.rule_id == "GD-INJ-1"  # its recovery, at its cleanup by itself
+    assert waited[-1].die.for_member == "p1"
+    resolved = log.enter(5, by="p1")  # 5 + 3 − 8 = 0 > −1: comes round
+    rulings = [e for e in resolved if e.event_type == "RulingRecorded"]
+    assert {"advanced": "cleanup"} in [r.outcome for r in rulings]  # type: ignore[attr-defined]
+    assert log.state.awaiting is None
+    ace = log.state.rules.combatants["ace"]  # type: ignore[union-attr]
+    assert ace.injury == "none"
+    assert log.state.rules.step == "weapon_swap"  # type: ignore[union-attr]

@@ -20,7 +20,7 @@ def a_hit_to_minus_8(**options: object) -> Log:
     log.do("RollInitiative", {}, faces=[1, 1])
     log.do("Cleanup", {"combatant_id": "ace"}, by="p1")
     log.do("DeclareAttack", {"combatant_id": "ace", "target": "brute"}, by="p1")
-    log.do("TakeHit", {"combatant_id": "brute"}, faces=[4])
+    log.do("TakeHit", {"combatant_id": "brute"}, faces=[4, 4])  # faints; its cleanup ran by itself
     return log
 
 
@@ -98,7 +98,7 @@ def test_extra_dice_come_from_the_seed_in_a_labelled_sequence_and_reproduce() ->
         "GrantSituationModifier",
         {"defender": "brute", "percent": 10, "grade": "small", "reason": "flank"},
     )
-    log.do("TakeHit", {"combatant_id": "brute"}, faces=[6])  # 132−50 = 82 → HP −12: faint die
+    log.do("TakeHit", {"combatant_id": "brute"}, faces=[6, 6])  # 82 → HP −12: faint, still
     # Amend the modifier to large (100 %): 240 − 50 = 190 → HP −120: the faint die is reused,
     # the critical and incapacitated checks (GD-INJ-2/3) need dice the original never rolled.
     grant = next(

@@ -71,8 +71,7 @@ def a_faint_and_a_second_turn() -> Log:
     log.do("RollInitiative", {}, faces=[1, 1])
     log.do("Cleanup", {"combatant_id": "ace"}, by="p1")
     log.do("DeclareAttack", {"combatant_id": "ace", "target": "brute"}, by="p1")
-    log.do("TakeHit", {"combatant_id": "brute"}, faces=[4])
-    log.do("Cleanup", {"combatant_id": "brute"}, faces=[1])
+    log.do("TakeHit", {"combatant_id": "brute"}, faces=[4, 1])  # faints; its cleanup ran by itself
     log.do("RollInitiative", {}, faces=[1, 1])
     log.do("Cleanup", {"combatant_id": "ace"}, by="p1")
     log.do("DeclareAttack", {"combatant_id": "ace", "target": "brute"}, by="p1")

@@ -63,10 +63,11 @@ def turn_1(t: Table) -> None:
     t.do(cmd.SwapWeapons(combatant_id="bolt"), by=P2)
     t.do(cmd.Move(combatant_id="bolt", path=(at(2, 3), at(3, 3))), by=P2)
     t.do(cmd.DeclareAttack(combatant_id="bolt", target="grunt2"), by=P2)
-    t.do(cmd.TakeHit(combatant_id="grunt2"), faces=[6, 90])
+    # grunt2 faints; grunt1 (critical) is passed over, so grunt2's cleanup runs by itself
+    # (issue 19): 6 + 3 − 60, still fainted, and brute acts.
+    t.do(cmd.TakeHit(combatant_id="grunt2"), faces=[6, 90, 6])
     assert t.c("grunt2").injury == "faint"
-    assert t.gd.acting == "grunt2"  # grunt1 (critical) is passed over
-    t.do(cmd.Cleanup(combatant_id="grunt2"), faces=[6])  # 6 + 3 − 60: still fainted
+    assert t.gd.acting == "brute"
     t.do(cmd.Cleanup(combatant_id="brute"))
     t.do(cmd.DeclareAttack(combatant_id="brute", point=at(3, 2)))
     assert t.gd.pending is not None
@@ -90,8 +91,8 @@ def turn_2(t: Table) -> None:
         )
     )
     t.do(cmd.TakeHit(combatant_id="brute"))  # 170 × 1.2 = 204 − 50 = 154
-    assert t.c("brute").hp == 46
-    t.do(cmd.Cleanup(combatant_id="grunt2"), faces=[1])
+    assert t.c("brute").hp == 46  # grunt2's cleanup then ran by itself: still fainted
+    assert t.c("grunt2").injury == "faint"
     t.do(cmd.Cleanup(combatant_id="brute"))
     t.do(cmd.ForgoAction(combatant_id="brute", note="falls back behind the wreck"))
 
@@ -103,10 +104,11 @@ def turn_3(t: Table) -> None:
     t.do(cmd.DeclareAttack(combatant_id="ace", target="brute"), by=P1)
     t.do(cmd.Dodge(combatant_id="brute"), faces=[20, 20, 3, 60])  # hit → −74, faints
     t.do(cmd.Cleanup(combatant_id="bolt"), by=P2)
-    t.do(cmd.Reload(combatant_id="bolt"), by=P2)
+    # The reload ends bolt's phase; the fainted brute's and grunt2's cleanups then run by
+    # themselves (issue 19, GD-INJ-1): both stay fainted and the turn ends.
+    t.do(cmd.Reload(combatant_id="bolt"), by=P2)  # server dice: no face wakes them
     assert t.c("bolt").ammo["cannon"].shots_left == 1
-    t.do(cmd.Cleanup(combatant_id="brute"), faces=[1])
-    t.do(cmd.Cleanup(combatant_id="grunt2"), faces=[1])
+    assert t.gd.phase == "initiative"
     t.do(cmd.EndCombat(clause="GD-END-3", reason="no enemy is left able to fight"))
 
 

@@ -352,13 +352,12 @@ def turn_4(t: Script) -> None:
     t.do(cmd.Move(combatant_id="ren", path=(at(4, 3), at(4, 2), at(5, 2))), by=P2)
     t.do(cmd.ForgoAction(combatant_id="ren", note="raises the shield"), by=P2)
 
-    # The gunner waits (GD-MAIN-1).
-    t.do(cmd.Wait(combatant_id="gunner"))
-
-    # The fainted brute may only make its cleanup check (GD-INJ-1): 4 + 3 − 5 = 2 > −1, it
+    # The gunner waits (GD-MAIN-1). The fainted brute's phase holds only its cleanup check
+    # (GD-INJ-1), no one's choice, so it runs by itself (issue 19): 4 + 3 − 5 = 2 > −1, it
     # comes round and acts.
-    assert [c.command for c in aggregate.legal_commands(t.state) if c.combatant] == ["Cleanup"]
-    new = t.do(cmd.Cleanup(combatant_id="brute"), faces=[4])
+    new = t.do(cmd.Wait(combatant_id="gunner"), faces=[4])
+    advanced = [r for r in of_type(new, RulingRecorded) if r.outcome.get("advanced")]
+    assert [r.rule_ids for r in advanced] == [("GD-MAIN-2", "GD-INJ-1")]
     assert of_type(new, cev.FaintRecovered)
     assert t.c("brute").injury == "none"
 

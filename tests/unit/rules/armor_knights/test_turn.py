@@ -84,12 +84,34 @@ def test_AK_TURN_3_only_acquired_actions_attack_and_move_always() -> None:
     table.do(cmd.StartMove(unit_id="red", f_steps=(cell(1),)), by=P1)
 
 
-def test_AK_TURN_3_no_active_action_without_points() -> None:
+def test_AK_TURN_3_a_phase_with_no_active_points_left_ends_by_itself_recorded_as_such() -> None:
+    """Issue 19: given red's last active point spent on an attack, when the GM rules the
+    attack, then red's phase ends in the same decision (no one has a choice left in it),
+    citing AK-TURN-3, and blue's phase begins."""
+    table = started(red=knight(0, active_points=1))
+    table.do(cmd.DeclareAttack(unit_id="red", weapon="rifle"), by=P1)
+    assert table.ak.acting == "red"  # a check is open: blue may still answer it
+    events = table.do(cmd.ResolveAttack(hit=False, reason="missed"))
+    advanced = [r for r in of_type(events, RulingRecorded) if r.outcome.get("advanced")]
+    assert [(r.rule_ids, r.outcome) for r in advanced] == [(("AK-TURN-3",), {"advanced": "phase"})]
+    assert [e.event_type for e in events][-3:] == [
+        "RulingRecorded",  # advanced: phase
+        "RulingRecorded",  # AK-TURN-1/3 points restored
+        "ak.PhaseEnded",
+    ]
+    assert table.ak.acting == "blue"
+    assert table.u("red").active_points == 1  # AK-TURN-3: restored at the end of its phase
+
+
+def test_AK_TURN_3_no_active_action_without_points_and_an_explicit_end_is_told_why() -> None:
     table = started(red=knight(0, active_points=1))
     table.do(cmd.DeclareAttack(unit_id="red", weapon="rifle"), by=P1)
     table.do(cmd.ResolveAttack(hit=False, reason="missed"))
-    with pytest.raises(RuleViolation, match="AK-TURN-3"):
-        table.do(cmd.StartMove(unit_id="red", f_steps=(cell(1),)), by=P1)
+    for late in (cmd.StartMove(unit_id="red", f_steps=(cell(1),)), cmd.EndPhase(unit_id="red")):
+        with pytest.raises(RuleViolation) as refused:
+            table.do(late, by=P1)
+        assert refused.value.rule_id == "AK-TURN-1"
+        assert "EndPhase(blue)" in refused.value.detail
 
 
 def test_AK_WIN_1_a_cumulative_first_move_total_of_20_wins() -> None:

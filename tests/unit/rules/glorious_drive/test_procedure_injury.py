@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
+from domain.rules.errors import RuleViolation
 from domain.rules.glorious_drive import commands as cmd
 from domain.rules.glorious_drive.events import InjurySuffered, ReactionDeclared
 from domain.rules.records import RulingRecorded
@@ -26,7 +29,7 @@ def hit_down_to(hp_after: int, **ace: Any) -> Table:
 
 def test_GD_INJ_1_EX_hp_minus_8_resistance_3_faints_on_a_4() -> None:
     table = hit_down_to(-8)
-    events = table.do(cmd.TakeHit(combatant_id="ace"), faces=[4])
+    events = table.do(cmd.TakeHit(combatant_id="ace"), faces=[4, 4])  # then its recovery
     (check,) = [r for r in of_type(events, RulingRecorded) if r.rule_ids == ("GD-INJ-1",)]
     assert check.outcome["injury"] == "faint"
     assert of_type(events, InjurySuffered)[0].injury == "faint"
@@ -64,27 +67,51 @@ def test_GD_INJ_1_an_assault_core_shuts_down_and_makes_no_other_check() -> None:
 
 def test_GD_INJ_1_a_fainted_character_cannot_react_and_is_hit() -> None:
     table = hit_down_to(-8)
-    table.do(cmd.TakeHit(combatant_id="ace"), faces=[4])
-    table.do(cmd.Cleanup(combatant_id="ace"), faces=[4])  # stays fainted; its phase ends
+    table.do(cmd.TakeHit(combatant_id="ace"), faces=[4, 4])  # its cleanup: stays fainted
     table.do(cmd.RollInitiative(), faces=[1, 6])
     table.do(cmd.Cleanup(combatant_id="orc"))
-    events = table.do(cmd.DeclareAttack(combatant_id="orc", target="ace"), faces=[6, 90])
+    events = table.do(cmd.DeclareAttack(combatant_id="orc", target="ace"), faces=[6, 90, 4])
     assert of_type(events, ReactionDeclared)[0].reaction == "none_possible"
     assert table.c("ace").hp == -78
 
 
-def test_GD_INJ_1_a_fainted_character_recovers_at_its_cleanup_and_acts() -> None:
+def test_GD_INJ_1_a_fainted_characters_cleanup_runs_by_itself_when_its_phase_comes() -> None:
+    """Issue 19: given ace fainted by orc's attack, when orc's action ends (the hit taken),
+    then ace's cleanup runs in the same decision: a ruling citing GD-MAIN-2 and GD-INJ-1
+    says it advanced by itself, then the recovery die and its ruling."""
     table = hit_down_to(-8)
-    table.do(cmd.TakeHit(combatant_id="ace"), faces=[4])
-    events = table.do(cmd.Cleanup(combatant_id="ace"), faces=[5])  # 5 + 3 − 8 = 0 > −1
-    assert names(events)[-2:] == ["FaintRecovered", "CleanupCompleted"]
+    events = table.do(cmd.TakeHit(combatant_id="ace"), faces=[4, 5])  # 5 + 3 − 8 = 0 > −1
+    advanced = [r for r in of_type(events, RulingRecorded) if r.outcome.get("advanced")]
+    assert [(r.rule_ids, r.outcome) for r in advanced] == [
+        (("GD-MAIN-2", "GD-INJ-1"), {"advanced": "cleanup"})
+    ]
+    after = names(events)[names(events).index("MainActionEnded") :]
+    assert after == [
+        "MainActionEnded",
+        "RulingRecorded",  # advanced: cleanup
+        "EncounterDiceRolled",
+        "RulingRecorded",  # GD-INJ-1 recovery
+        "FaintRecovered",
+        "CleanupCompleted",
+    ]
     assert table.c("ace").injury == "none"
-    assert table.gd.step == "weapon_swap"
+    assert (table.gd.acting, table.gd.step) == ("ace", "weapon_swap")
 
 
-def test_GD_INJ_1_a_fainted_character_that_fails_recovery_ends_its_phase() -> None:
+def test_GD_INJ_1_a_fainted_character_that_fails_recovery_ends_its_phase_by_itself() -> None:
     table = hit_down_to(-8)
-    table.do(cmd.TakeHit(combatant_id="ace"), faces=[4])
-    events = table.do(cmd.Cleanup(combatant_id="ace"), faces=[4])
+    events = table.do(cmd.TakeHit(combatant_id="ace"), faces=[4, 4])
     assert names(events)[-3:] == ["CleanupCompleted", "MainActionEnded", "TurnEnded"]
     assert table.c("ace").injury == "faint"
+    assert table.gd.phase == "initiative"
+
+
+def test_GD_INJ_1_an_explicit_cleanup_for_a_fainted_character_is_refused_saying_why() -> None:
+    """The step never waits for it any more: a client that still sends it is told so."""
+    table = hit_down_to(-8)
+    table.do(cmd.TakeHit(combatant_id="ace"), faces=[4, 4])
+    table.do(cmd.RollInitiative(), faces=[1, 6])
+    with pytest.raises(RuleViolation) as refused:
+        table.do(cmd.Cleanup(combatant_id="ace"), faces=[4])
+    assert refused.value.rule_id == "GD-INJ-1"
+    assert "runs by itself" in refused.value.detail

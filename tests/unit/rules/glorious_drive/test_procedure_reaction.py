@@ -109,7 +109,7 @@ def test_GD_DMG_4_a_situation_modifier_raises_the_attack_and_is_recorded_with_it
         )
     )
     events = table.do(cmd.TakeHit(combatant_id="ace"), by=player("p1"))
-    damage, injury = rulings(events)  # 100 − 130 = −30: the injury checks follow
+    damage, injury, *_ = rulings(events)  # 100 − 130 = −30: the injury checks follow
     assert "GD-DMG-4" in damage.rule_ids
     assert injury.rule_ids == ("GD-INJ-1", "GD-INJ-2")
     assert damage.inputs["situation_percent"] == 50

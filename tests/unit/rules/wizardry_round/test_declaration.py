@@ -6,8 +6,12 @@ from typing import Any
 
 import pytest
 
+from domain.encounter import aggregate
 from domain.rules.errors import RuleViolation
+from domain.rules.records import RulingRecorded
 from domain.rules.wizardry_round import commands as cmd
+from domain.rules.wizardry_round import events as ev
+from tests.unit.encounter.table import of_type
 from tests.unit.rules.wizardry_round.table import P1, WzTable, party, sheet
 
 
@@ -116,6 +120,33 @@ def test_WZ_6_only_a_formation_the_character_knows_may_be_declared() -> None:
     with pytest.raises(RuleViolation) as refused:
         table.do(cmd.DeclareFormation(combatant_id="fighter", formation="crane", cost=1), by=P1)
     assert refused.value.rule_id == "WZ-6"
+
+
+def test_WZ_6_a_strategy_phase_with_no_formation_to_declare_ends_by_itself() -> None:
+    """Issue 19: given no one in combat with a Formation, when the GM rolls initiative,
+    then the strategy phase ends by itself first, citing WZ-6, and the roll follows."""
+    table = party()
+    table.do(cmd.EndPhase())
+    for cid, ini in {"fighter": 15, "mage": 13, "goblin": 11}.items():
+        table.declare(cid, ini)
+    assert table.wz.phase == "strategy"
+    legal = {c.command for c in aggregate.legal_commands(table.state)}
+    assert {"EndPhase", "RollInitiative"} <= legal
+    events = table.do(cmd.RollInitiative(representative="fighter"), faces=[5, 5])
+    ruling = of_type(events, RulingRecorded)[0]
+    assert (ruling.rule_ids, ruling.outcome) == (("WZ-6",), {"advanced": "strategy"})
+    entered = [e.phase for e in of_type(events, ev.PhaseEntered)]
+    assert entered == ["initiative", "action"]
+
+
+def test_WZ_6_with_a_formation_to_declare_the_strategy_phase_waits_for_the_gm() -> None:
+    table = strategist()
+    legal = {c.command for c in aggregate.legal_commands(table.state)}
+    assert "RollInitiative" not in legal
+    with pytest.raises(RuleViolation) as refused:
+        table.do(cmd.RollInitiative(representative="fighter"), faces=[5, 5])
+    assert refused.value.rule_id == "WZ-8"
+    assert "DeclareFormation(fighter)" in refused.value.detail
 
 
 def test_WZ_5_a_character_stopped_before_declaring_is_not_awaited() -> None:
