@@ -215,7 +215,7 @@ class Ledger:
                 raise ValueError("name the shard of an append without events")
             shard = self.shard_of(writes[0].stream_id)
         placed = {self.shard_of(write.stream_id) for write in writes}
-        if placed != {shard}:
+        if writes and placed != {shard}:  # no writes: only an idempotency record, on `shard`
             if len(placed) == 1 and writes:
                 # The directory moved the campaign since the caller chose the shard (a
                 # `senki campaigns move` switched it): write there, as after a fence refusal.
