@@ -8,9 +8,9 @@ no route rebuilds a model from a dict. The class names are the OpenAPI schema na
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, JsonValue
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, JsonValue
 
 from domain.campaign.campaign import Campaign
 from domain.campaign.character import Character
@@ -18,11 +18,39 @@ from domain.campaign.derived import character_stats
 from domain.campaign.model import Item, Ratio, Skill
 from domain.campaign.scenario import Scenario
 from domain.campaign.unit import Unit
+from domain.rules.glorious_drive.stats import STAT_KEYS
 
 SlotKind = Literal["weapon", "armour", "skill", "accessory", "general"]
 Injury = Literal["none", "faint", "shutdown", "critical", "incapacitated", "dead"]
 Ruleset = Literal["glorious_drive", "wizardry_round", "armor_knights"]
 Role = Literal["gm", "player", "viewer"]
+
+# The stored answer is PostgreSQL jsonb, which keeps no key order: so that a retry's answer
+# (restored from it) is byte for byte the first one, every object in an answer is put in one
+# order whichever way it came, stats in GD-STAT's order, house rules by name.
+_STAT_RANK = {key: rank for rank, key in enumerate(STAT_KEYS)}
+
+
+def _in_stat_order(stats: dict[str, int]) -> dict[str, int]:
+    return dict(
+        sorted(stats.items(), key=lambda kv: (_STAT_RANK.get(kv[0], len(_STAT_RANK)), kv[0]))
+    )
+
+
+def _by_name(value: JsonValue) -> JsonValue:
+    if isinstance(value, dict):
+        return {key: _by_name(value[key]) for key in sorted(value)}
+    if isinstance(value, list):
+        return [_by_name(item) for item in value]
+    return value
+
+
+def _options_by_name(options: dict[str, JsonValue]) -> dict[str, JsonValue]:
+    return {key: _by_name(options[key]) for key in sorted(options)}
+
+
+Stats = Annotated[dict[str, int], AfterValidator(_in_stat_order)]
+HouseRules = Annotated[dict[str, JsonValue], AfterValidator(_options_by_name)]
 
 
 class Answer(BaseModel):
@@ -37,7 +65,7 @@ class ItemPublic(Answer):
     name: str
     slot: SlotKind
     cost: int
-    stats: dict[str, int]
+    stats: Stats
 
 
 class SkillPublic(Answer):
@@ -68,7 +96,7 @@ class CharacterPublic(Answer):
     owner: str
     name: str
     level: int
-    base_stats: dict[str, int]
+    base_stats: Stats
     items: list[ItemPublic]
     skills: list[SkillPublic]
     max_hp: int = Field(description="GD-COST-1: max HP after equipment cost.")
@@ -79,7 +107,7 @@ class CharacterPublic(Answer):
 
 
 class CharacterSheet(CharacterPublic):
-    stats: dict[str, int] = Field(description="Effective stats: base plus equipment.")
+    stats: Stats = Field(description="Effective stats: base plus equipment.")
 
 
 class UnitPublic(Answer):
@@ -89,14 +117,14 @@ class UnitPublic(Answer):
     pilot_id: str
     name: str
     kind: Literal["assault_core", "carrier"]
-    base_stats: dict[str, int]
+    base_stats: Stats
     items: list[ItemPublic]
     max_hp: int
     current_hp: int
 
 
 class UnitSheet(UnitPublic):
-    stats: dict[str, int] = Field(description="GD-STAT-2: boosted by the pilot's piloting.")
+    stats: Stats = Field(description="GD-STAT-2: boosted by the pilot's piloting.")
     current_hp: int = Field(description="GD-HPS-2: max HP at the pilot's carried ratio.")
     carried_ratio: RatioPublic
     piloting_boost: int = Field(description="The pilot's piloting: +% on the unit's stats.")
@@ -114,7 +142,7 @@ class CampaignPublic(Answer):
     version: int
     name: str
     ruleset: Ruleset
-    options: dict[str, JsonValue]
+    options: HouseRules
     members: list[Member]
 
 
