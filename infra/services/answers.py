@@ -15,7 +15,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, JsonValue
 from domain.campaign.campaign import Campaign
 from domain.campaign.character import Character
 from domain.campaign.derived import character_stats
-from domain.campaign.model import Item, Ratio, Skill
+from domain.campaign.model import Ratio
 from domain.campaign.scenario import Scenario
 from domain.campaign.unit import Unit
 from domain.rules.glorious_drive.stats import STAT_KEYS
@@ -31,10 +31,16 @@ Role = Literal["gm", "player", "viewer"]
 _STAT_RANK = {key: rank for rank, key in enumerate(STAT_KEYS)}
 
 
+def _stat_rank(key: str) -> tuple[int, str]:
+    return _STAT_RANK.get(key, len(_STAT_RANK)), key
+
+
 def _in_stat_order(stats: dict[str, int]) -> dict[str, int]:
-    return dict(
-        sorted(stats.items(), key=lambda kv: (_STAT_RANK.get(kv[0], len(_STAT_RANK)), kv[0]))
-    )
+    keys = tuple(stats)
+    if keys == STAT_KEYS or len(keys) < 2:  # the usual case (a full block), without a sort
+        return stats
+    ranked = sorted(keys, key=_stat_rank)
+    return stats if ranked == list(keys) else {key: stats[key] for key in ranked}
 
 
 def _by_name(value: JsonValue) -> JsonValue:
@@ -56,7 +62,9 @@ HouseRules = Annotated[dict[str, JsonValue], AfterValidator(_options_by_name)]
 class Answer(BaseModel):
     """Frozen: an answer is handed out as it was built (and stored), never patched on the way."""
 
-    model_config = ConfigDict(frozen=True)
+    # from_attributes: a leaf (an item, a skill) is read off the domain's own object by
+    # pydantic-core, with no dict or Python call in between.
+    model_config = ConfigDict(frozen=True, from_attributes=True)
 
 
 class ItemPublic(Answer):
@@ -200,24 +208,18 @@ class ScenarioPublic(Answer):
 
 
 def ratio(value: Ratio) -> RatioPublic:
-    """An exact ratio as the API shows it, with its value for display."""
-    return RatioPublic(
+    """An exact ratio as the API shows it, with its value for display (unvalidated: both
+    numbers are the domain's, checked there)."""
+    return RatioPublic.model_construct(
         numerator=value.numerator,
         denominator=value.denominator,
         value=value.numerator / value.denominator,
     )
 
 
-def item(value: Item) -> ItemPublic:
-    return ItemPublic(name=value.name, slot=value.slot, cost=value.cost, stats=dict(value.stats))
-
-
-def skill(value: Skill) -> SkillPublic:
-    return SkillPublic(name=value.name, cost=value.cost, uses=value.uses)
-
-
 def _character_fields(state: Character, version: int) -> dict[str, Any]:
-    """The fields a character's answer and its sheet share, already typed."""
+    """The fields a character's answer and its sheet share: items and skills as the domain
+    objects, read off by attribute when the answer is validated."""
     return {
         "id": str(state.id),
         "version": version,
@@ -226,13 +228,14 @@ def _character_fields(state: Character, version: int) -> dict[str, Any]:
         "name": state.name,
         "level": state.level,
         "base_stats": dict(state.base_stats),
-        "items": [item(i) for i in state.items],
-        "skills": [skill(s) for s in state.skills],
+        "items": state.items,
+        "skills": state.skills,
         "max_hp": state.max_hp,
         "current_hp": state.current_hp,
         "carried_ratio": ratio(state.carried_ratio),
         "injuries": [
-            InjuryPublic(scenario_id=str(i.scenario_id), injury=i.injury) for i in state.injuries
+            InjuryPublic.model_construct(scenario_id=str(i.scenario_id), injury=i.injury)
+            for i in state.injuries
         ],
         "lost": state.lost,
     }
@@ -250,7 +253,7 @@ def character_sheet(state: Character, version: int) -> CharacterSheet:
 
 
 def unit_fields(state: Unit, version: int) -> dict[str, Any]:
-    """The fields a unit's answer and its sheet share, already typed."""
+    """The fields a unit's answer and its sheet share (items read off by attribute)."""
     return {
         "id": str(state.id),
         "version": version,
@@ -259,7 +262,7 @@ def unit_fields(state: Unit, version: int) -> dict[str, Any]:
         "name": state.name,
         "kind": state.kind,
         "base_stats": dict(state.base_stats),
-        "items": [item(i) for i in state.items],
+        "items": state.items,
         "max_hp": state.max_hp,
         "current_hp": state.current_hp,
     }
