@@ -1,16 +1,42 @@
-"""Request and response shapes shared by the character, unit, scenario and sheet routes."""
+"""Request shapes shared by the character, unit, scenario and sheet routes.
+
+The response shapes are the services' typed answers (infra/services/answers.py), re-exported
+here for the routes that name them.
+"""
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated
 
 from pydantic import BaseModel, Field
 
 from domain.campaign.bounds import Cost, ItemStats, StatValue, Uses
 from domain.campaign.model import Item, Skill
+from infra.services import (
+    CharacterPublic,
+    Injury,
+    ItemPublic,
+    RatioPublic,
+    SkillPublic,
+    SlotKind,
+    UnitPublic,
+)
 
-SlotKind = Literal["weapon", "armour", "skill", "accessory", "general"]
-Injury = Literal["none", "faint", "shutdown", "critical", "incapacitated", "dead"]
+__all__ = [
+    "CORE_STATS",
+    "PILOT_STATS",
+    "STATS_DOC",
+    "BaseStatsBody",
+    "CharacterPublic",
+    "Injury",
+    "ItemBody",
+    "ItemPublic",
+    "RatioPublic",
+    "SkillBody",
+    "SkillPublic",
+    "SlotKind",
+    "UnitPublic",
+]
 
 PILOT_STATS: dict[str, int] = {
     "phys_atk": 10,
@@ -45,23 +71,6 @@ STATS_DOC = (
 BaseStatsBody = Annotated[dict[str, StatValue], Field(max_length=32, description=STATS_DOC)]
 
 
-class ItemPublic(BaseModel):
-    """A piece of equipment as recorded: its slot, its cost (GD-COST-1), its stats."""
-
-    name: str
-    slot: SlotKind
-    cost: int
-    stats: dict[str, int]
-
-
-class SkillPublic(BaseModel):
-    """A skill as recorded: its cost while used (GD-COST-3), and its uses per scenario."""
-
-    name: str
-    cost: int
-    uses: int
-
-
 class ItemBody(BaseModel):
     """A piece of equipment: its slot, its cost against capacity (GD-COST-1), its stats."""
 
@@ -83,46 +92,3 @@ class SkillBody(BaseModel):
 
     def domain(self) -> Skill:
         return Skill.model_validate(self.model_dump())
-
-
-class RatioPublic(BaseModel):
-    """An exact ratio (GD-HPS-3) and its value for display."""
-
-    numerator: int
-    denominator: int
-    value: float
-
-
-class InjuryPublic(BaseModel):
-    scenario_id: str
-    injury: Injury
-
-
-class CharacterPublic(BaseModel):
-    id: str
-    version: int
-    campaign_id: str
-    owner: str
-    name: str
-    level: int
-    base_stats: dict[str, int]
-    items: list[ItemPublic]
-    skills: list[SkillPublic]
-    max_hp: int = Field(description="GD-COST-1: max HP after equipment cost.")
-    current_hp: int
-    carried_ratio: RatioPublic = Field(description="GD-HPS-3: brought into the next scenario.")
-    injuries: list[InjuryPublic]
-    lost: bool = Field(description="GD-INJ-4: dead, so in no later scenario.")
-
-
-class UnitPublic(BaseModel):
-    id: str
-    version: int
-    campaign_id: str
-    pilot_id: str
-    name: str
-    kind: Literal["assault_core", "carrier"]
-    base_stats: dict[str, int]
-    items: list[ItemPublic]
-    max_hp: int
-    current_hp: int

@@ -272,7 +272,7 @@ def set_up(layout: Layout, encounters: int) -> list[tuple[str, str]]:
         fights = []
         for index in range(encounters):
             campaign = runtime.campaigns.open(f"bench {index}", "glorious_drive", {}, gm="gm")
-            fight = open_fight(runtime, uuid.UUID(campaign["id"]))
+            fight = open_fight(runtime, uuid.UUID(campaign.id))
             shard = runtime.ledger.placements.shard_of(fight)
             fights.append((str(fight), layout.owner_url(shard)))
         return fights

@@ -76,7 +76,7 @@ def set_up(service: str, shards: int, encounters: int) -> list[str]:
         fights = []
         for index in range(encounters):
             campaign = runtime.campaigns.open(f"bench {index}", "glorious_drive", {}, gm="gm")
-            fights.append(str(open_fight(runtime, uuid.UUID(campaign["id"]))))
+            fights.append(str(open_fight(runtime, uuid.UUID(campaign.id))))
         return fights
     finally:
         runtime.close()

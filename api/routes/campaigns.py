@@ -11,15 +11,24 @@ from pydantic import BaseModel, Field, JsonValue
 from api.deps import RuntimeDep
 from api.security import GM_ONLY, MEMBERS, READERS, PrincipalDep, require
 from api.writes import etag, guard, idempotency_key, if_match
-from infra.services import Idempotency, NotBuilt, Principal, PrincipalRole, Write
+from infra.services import (
+    CampaignCreated,
+    CampaignPublic,
+    Idempotency,
+    NotBuilt,
+    Principal,
+    PrincipalRole,
+    Role,
+    Ruleset,
+    TokenIssued,
+    Write,
+)
+from infra.services import describe_campaigns as describe
 
 router = APIRouter(prefix="/v1/campaigns", tags=["campaigns"])
 
 KeyDep = Annotated[Idempotency, Depends(idempotency_key)]
 IfMatchDep = Annotated[int | None, Depends(if_match)]
-
-Ruleset = Literal["glorious_drive", "wizardry_round", "armor_knights"]
-Role = Literal["gm", "player", "viewer"]
 
 
 class CampaignCreate(BaseModel):
@@ -31,25 +40,6 @@ class CampaignCreate(BaseModel):
         examples=[{"faint_rule": "text"}],
     )
     gm_member_id: str = Field(min_length=1, max_length=100, examples=["gm-akasaka"])
-
-
-class Member(BaseModel):
-    member_id: str
-    role: Role
-
-
-class CampaignPublic(BaseModel):
-    id: str
-    version: int
-    name: str
-    ruleset: Ruleset
-    options: dict[str, JsonValue]
-    members: list[Member]
-
-
-class CampaignCreated(CampaignPublic):
-    token: str = Field(description="The GM's first token. Shown once: keep it safe.")
-    token_id: str
 
 
 class MemberCreate(BaseModel):
@@ -76,11 +66,6 @@ class TokenCreate(BaseModel):
     label: str = Field(default="", max_length=200, examples=["Aoi's phone"])
 
 
-class TokenIssued(CampaignPublic):
-    token: str = Field(description="Shown once: keep it safe.")
-    token_id: str
-
-
 class TokenPublic(BaseModel):
     token_id: str
     kind: Literal["member", "site", "roller"]
@@ -91,9 +76,10 @@ class TokenPublic(BaseModel):
     revoked: bool
 
 
-def _public(answer: dict[str, Any], response: Response) -> CampaignPublic:
-    etag(response, answer["version"])
-    return CampaignPublic.model_validate(answer)
+def _public(answer: CampaignPublic, response: Response) -> CampaignPublic:
+    """The service's typed answer as it is, with its version as the ETag."""
+    etag(response, answer.version)
+    return answer
 
 
 @router.post("", status_code=status.HTTP_201_CREATED, response_model=CampaignCreated)
@@ -104,9 +90,9 @@ def create_campaign(
     answer = runtime.campaigns.open(
         body.name, body.ruleset, body.options, gm=body.gm_member_id, idempotency=key
     )
-    etag(response, answer["version"])
-    response.headers["Location"] = f"/v1/campaigns/{answer['id']}"
-    return CampaignCreated.model_validate(answer)
+    etag(response, answer.version)
+    response.headers["Location"] = f"/v1/campaigns/{answer.id}"
+    return answer
 
 
 @router.get(
@@ -126,8 +112,6 @@ def get_campaign(
     state, version = runtime.campaigns.get(campaign_id)
     if if_none_match == f'"{version}"':
         return Response(status_code=304, headers={"ETag": f'"{version}"'})
-    from infra.services import describe_campaigns as describe
-
     return _public(describe(state, version), response)
 
 
@@ -225,8 +209,8 @@ def issue_token(
         write=guard(key, None),
         roll_log_id=body.roll_log_id,
     )
-    etag(response, answer["version"])
-    return TokenIssued.model_validate(answer)
+    etag(response, answer.version)
+    return answer
 
 
 @router.get("/{campaign_id}/tokens", response_model=list[TokenPublic])

@@ -48,9 +48,10 @@ class CharacterAdvance(BaseModel):
     base_stats: BaseStatsBody = Field(examples=[PILOT_STATS | {"evasion": 14, "hp": 90}])
 
 
-def public(answer: dict[str, Any], response: Response) -> CharacterPublic:
-    etag(response, answer["version"])
-    return CharacterPublic.model_validate(answer)
+def public(answer: CharacterPublic, response: Response) -> CharacterPublic:
+    """The service's typed answer as it is, with its version as the ETag."""
+    etag(response, answer.version)
+    return answer
 
 
 def _writable(runtime: RuntimeDep, who: PrincipalDep, character_id: UUID) -> None:
@@ -77,7 +78,7 @@ def register_character(
         owner=body.owner or who.actor, name=body.name, level=body.level, base_stats=body.base_stats
     )
     answer = runtime.characters.register(campaign_id, who.actor, command, key)
-    response.headers["Location"] = f"/v1/characters/{answer['id']}"
+    response.headers["Location"] = f"/v1/characters/{answer.id}"
     return public(answer, response)
 
 

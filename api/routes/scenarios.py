@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 from uuid import UUID
 
 from fastapi import APIRouter, Depends, Header, Response, status
@@ -11,11 +11,11 @@ from pydantic import BaseModel, ConfigDict, Field
 from api.deps import RuntimeDep
 from api.resources import not_modified, require_gm, require_reader, require_writer
 from api.security import GM_ONLY, PrincipalDep, require
-from api.sheet_schemas import Injury, RatioPublic
+from api.sheet_schemas import Injury
 from api.writes import etag, guard, idempotency_key, if_match
 from domain.campaign import scenario_commands as sc
 from domain.campaign.bounds import HpFigure
-from infra.services import Idempotency
+from infra.services import Idempotency, ScenarioPublic
 from infra.services import describe_scenarios as describe
 
 router = APIRouter(prefix="/v1", tags=["scenarios"])
@@ -78,42 +78,10 @@ class CloseBody(BaseModel):
     )
 
 
-class Participant(BaseModel):
-    character_id: str
-    unit_id: str | None
-
-
-class Entry(Participant):
-    ratio: RatioPublic
-    pilot_hp: int
-    pilot_max_hp: int
-    unit_hp: int | None
-    unit_max_hp: int | None
-
-
-class Outcome(BaseModel):
-    character_id: str
-    fought_in: str
-    end_hp: int
-    max_hp: int
-    ratio: RatioPublic
-    injury: Injury
-
-
-class ScenarioPublic(BaseModel):
-    id: str
-    version: int
-    campaign_id: str
-    name: str
-    status: Literal["open", "in_progress", "closed"]
-    participants: list[Participant]
-    entries: list[Entry] = Field(description="GD-HPS-2/3: HP in, recorded at the start.")
-    outcomes: list[Outcome] = Field(description="GD-HPS-1/3: HP out, recorded at the close.")
-
-
-def public(answer: dict[str, Any], response: Response) -> ScenarioPublic:
-    etag(response, answer["version"])
-    return ScenarioPublic.model_validate(answer)
+def public(answer: ScenarioPublic, response: Response) -> ScenarioPublic:
+    """The service's typed answer as it is, with its version as the ETag."""
+    etag(response, answer.version)
+    return answer
 
 
 def _gm(runtime: RuntimeDep, who: PrincipalDep, scenario_id: UUID) -> None:
@@ -137,7 +105,7 @@ def open_scenario(
     """The GM opens a scenario; pilots join it until it starts."""
     require(who, campaign_id, GM_ONLY)
     answer = runtime.scenarios.open(campaign_id, who.actor, body.name, key)
-    response.headers["Location"] = f"/v1/scenarios/{answer['id']}"
+    response.headers["Location"] = f"/v1/scenarios/{answer.id}"
     return public(answer, response)
 
 

@@ -6,6 +6,7 @@ names the versions it was computed from, so a site polling it gets 304 until som
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import partial
 from typing import Annotated, Any, Literal
 from uuid import UUID
@@ -20,12 +21,22 @@ from api.deps import RuntimeDep
 from api.resources import not_modified, require_reader
 from api.security import WRITERS, PrincipalDep, require
 from api.sheet_bodies import RenderedSheets, json_response
-from api.sheet_schemas import CharacterPublic, RatioPublic, UnitPublic
 from api.writes import etag, idempotency_key
 from domain import ccfolia
 from domain.campaign import character_commands as ch
 from domain.campaign.character import Character
-from infra.services import Idempotency, Runtime, sheet_of_character
+from infra.services import (
+    CharacterPublic,
+    CharacterSheet,
+    Idempotency,
+    InjuryPublic,
+    ItemPublic,
+    RatioPublic,
+    Runtime,
+    SkillPublic,
+    UnitSheet,
+    sheet_of_character,
+)
 
 router = APIRouter(prefix="/v1", tags=["sheets"])
 
@@ -51,21 +62,8 @@ CCFOLIA_RESPONSE: dict[int | str, dict[str, Any]] = {
 }
 
 
-class CharacterSheet(CharacterPublic):
-    stats: dict[str, int] = Field(description="Effective stats: base plus equipment.")
-
-
 SHEET_JSON = TypeAdapter(CharacterSheet)
 RENDERED = RenderedSheets()
-
-
-class UnitSheet(UnitPublic):
-    stats: dict[str, int] = Field(description="GD-STAT-2: boosted by the pilot's piloting.")
-    current_hp: int = Field(description="GD-HPS-2: max HP at the pilot's carried ratio.")
-    carried_ratio: RatioPublic
-    piloting_boost: int = Field(description="The pilot's piloting: +% on the unit's stats.")
-    pilot_name: str
-    owner: str
 
 
 class CcfoliaPiece(BaseModel):
@@ -108,34 +106,39 @@ def _page(request: Request, path: str) -> str:
     return f"{request.base_url}{path}"
 
 
-def _memo(answer: dict[str, Any]) -> str:
-    lines = [f"Lv{answer['level']} / PL: {answer['owner']}"]
-    if answer["items"]:
-        lines.append(
-            "装備: " + "、".join(f"{i['name']}(コスト{i['cost']})" for i in answer["items"])
-        )
-    if answer["skills"]:
-        lines.append("スキル: " + "、".join(s["name"] for s in answer["skills"]))
-    ratio = answer["carried_ratio"]
-    lines.append(f"持ち越し割合: {ratio['numerator']}/{ratio['denominator']}")
-    if answer.get("injuries"):
-        lines.append("負傷: " + "、".join(INJURIES[i["injury"]] for i in answer["injuries"]))
-    if answer.get("lost"):
+def _memo(
+    sheet: CharacterSheet | UnitSheet,
+    level: int,
+    skills: Sequence[SkillPublic] = (),
+    injuries: Sequence[InjuryPublic] = (),
+    lost: bool = False,
+) -> str:
+    lines = [f"Lv{level} / PL: {sheet.owner}"]
+    items: Sequence[ItemPublic] = sheet.items
+    if items:
+        lines.append("装備: " + "、".join(f"{i.name}(コスト{i.cost})" for i in items))
+    if skills:
+        lines.append("スキル: " + "、".join(s.name for s in skills))
+    ratio: RatioPublic = sheet.carried_ratio
+    lines.append(f"持ち越し割合: {ratio.numerator}/{ratio.denominator}")
+    if injuries:
+        lines.append("負傷: " + "、".join(INJURIES[i.injury] for i in injuries))
+    if lost:
         lines.append("ロスト")
     return "\n".join(lines)
 
 
-def _clipboard(answer: dict[str, Any], level: int, url: str) -> JSONResponse:
-    sheet = ccfolia.SheetForExport(
-        name=answer["name"],
+def _clipboard(sheet: CharacterSheet | UnitSheet, level: int, memo: str, url: str) -> JSONResponse:
+    piece = ccfolia.SheetForExport(
+        name=sheet.name,
         level=level,
-        stats=answer["stats"],
-        current_hp=answer["current_hp"],
-        max_hp=answer["max_hp"],
-        memo=_memo(answer | {"level": level}),
+        stats=sheet.stats,
+        current_hp=sheet.current_hp,
+        max_hp=sheet.max_hp,
+        memo=memo,
         external_url=url,
     )
-    return JSONResponse(ccfolia.to_clipboard(sheet))
+    return JSONResponse(ccfolia.to_clipboard(piece))
 
 
 @router.get(
@@ -158,7 +161,9 @@ async def character_sheet(
         return unchanged
     if shape == "ccfolia":
         url = _page(request, f"table/characters/{character_id}")
-        clipboard = _clipboard(sheet_of_character(state, version), state.level, url)
+        sheet = sheet_of_character(state, version)
+        memo = _memo(sheet, state.level, sheet.skills, sheet.injuries, sheet.lost)
+        clipboard = _clipboard(sheet, state.level, memo, url)
         clipboard.headers["ETag"] = f'"{tag}"'
         return clipboard
     body = RENDERED.body(character_id, state, version, lambda: _sheet_json(state, version))
@@ -178,7 +183,7 @@ async def _character(runtime: Runtime, character_id: UUID) -> tuple[Character, i
 
 def _sheet_json(state: Character, version: int) -> bytes:
     """The sheet as FastAPI would render it through the response model."""
-    return SHEET_JSON.dump_json(CharacterSheet.model_validate(sheet_of_character(state, version)))
+    return SHEET_JSON.dump_json(sheet_of_character(state, version))
 
 
 @router.get("/units/{unit_id}/sheet", response_model=UnitSheet, responses=CCFOLIA_RESPONSE)
@@ -202,12 +207,11 @@ def unit_sheet(
     if shape == "ccfolia":
         url = _page(request, f"table/units/{unit_id}")
         pilot = runtime.units.pilot(state.pilot_id)
-        memo = {"level": pilot.level, "skills": [], "injuries": [], "lost": False}
-        clipboard = _clipboard(answer | memo, pilot.level, url)
+        clipboard = _clipboard(answer, pilot.level, _memo(answer, pilot.level), url)
         clipboard.headers["ETag"] = f'"{tag}"'
         return clipboard
     response.headers["ETag"] = f'"{tag}"'
-    return UnitSheet.model_validate(answer)
+    return answer
 
 
 def _read(piece: CcfoliaPiece) -> ccfolia.ImportedSheet:
@@ -256,7 +260,10 @@ def import_character(
             f"set to 0, not in the piece: {'、'.join(sheet.defaulted)}; "
             "give them as params (label and value) to import them"
         )
-    etag(response, answer["version"])
-    response.headers["Location"] = f"/v1/characters/{answer['id']}"
-    extra = {"ignored": list(sheet.ignored), "defaulted": list(sheet.defaulted), "notes": notes}
-    return CharacterImported.model_validate(answer | extra)
+    etag(response, answer.version)
+    response.headers["Location"] = f"/v1/characters/{answer.id}"
+    # The typed answer's fields as they are (nothing parsed again), and what the import adds.
+    fields = {name: getattr(answer, name) for name in CharacterPublic.model_fields}
+    return CharacterImported(
+        **fields, ignored=list(sheet.ignored), defaulted=list(sheet.defaulted), notes=notes
+    )

@@ -37,9 +37,10 @@ class UnitCreate(BaseModel):
     )
 
 
-def public(answer: dict[str, Any], response: Response) -> UnitPublic:
-    etag(response, answer["version"])
-    return UnitPublic.model_validate(answer)
+def public(answer: UnitPublic, response: Response) -> UnitPublic:
+    """The service's typed answer as it is, with its version as the ETag."""
+    etag(response, answer.version)
+    return answer
 
 
 def _writable(runtime: RuntimeDep, who: PrincipalDep, unit_id: UUID) -> None:
@@ -68,7 +69,7 @@ def register_unit(
     require_writer(who, campaign_id, pilot.owner)
     command = uc.RegisterUnit(name=body.name, kind=body.kind, base_stats=body.base_stats)
     answer = runtime.units.register(campaign_id, who.actor, body.pilot_id, command, key)
-    response.headers["Location"] = f"/v1/units/{answer['id']}"
+    response.headers["Location"] = f"/v1/units/{answer.id}"
     return public(answer, response)
 
 

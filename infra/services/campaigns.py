@@ -17,7 +17,7 @@ import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Literal
+from typing import Literal, TypeVar
 from uuid import UUID
 
 from domain.campaign import access_commands as ac
@@ -25,9 +25,12 @@ from domain.campaign import campaign
 from domain.campaign import campaign_commands as cc
 from domain.campaign.campaign import Campaign, Options, Role, RulesetId
 from domain.events import DomainEvent
-from infra.services.executor import NO_GUARD, Executor, Idempotency, Response, Write, new_stream_id
+from infra.services import answers
+from infra.services.answers import CampaignCreated, CampaignPublic, TokenIssued, TokenRecorded
+from infra.services.executor import NO_GUARD, Executor, Idempotency, Write, new_stream_id
 from infra.services.watched_states import WatchedStates
 
+Shown = TypeVar("Shown", CampaignCreated, TokenIssued)
 PrincipalRole = Literal["gm", "player", "viewer", "site", "roller"]
 
 
@@ -77,11 +80,13 @@ class CampaignService:
         # Set by the composition root; None: every token check reads the log.
         self.access: WatchedStates[Campaign] | None = None
 
-    def _with_token(self, answer: Response) -> Response:
+    def _with_token(self, answer: TokenRecorded, shown: type[Shown]) -> Shown:
         """Show the bearer token that the answer's token id stands for (derived, not stored)."""
-        campaign_id, token_id = UUID(answer["id"]), answer["token_id"]
+        campaign_id, token_id = UUID(answer.id), answer.token_id
         secret = token_secret(self.master_key, campaign_id, token_id)
-        return answer | {"token": bearer(campaign_id, token_id, secret)}
+        # The fields as they are (already typed): nothing is parsed again.
+        fields = {name: getattr(answer, name) for name in CampaignPublic.model_fields}
+        return shown(**fields, token=bearer(campaign_id, token_id, secret), token_id=token_id)
 
     def open(
         self,
@@ -91,7 +96,7 @@ class CampaignService:
         *,
         gm: str,
         idempotency: Idempotency | None = None,
-    ) -> Response:
+    ) -> CampaignCreated:
         """Open a campaign; the opener is its first GM and gets the first token, once."""
         campaign_id, token_id = new_stream_id(idempotency), secrets.token_hex(4)
         secret = token_secret(self.master_key, campaign_id, token_id)
@@ -105,10 +110,11 @@ class CampaignService:
             campaign.KIND,
             campaign_id,
             events,
-            lambda state, version: describe(state, version) | {"token_id": token_id},
+            lambda state, version: answers.token_recorded(state, version, token_id),
+            restore=TokenRecorded.model_validate,
             idempotency=idempotency,
         )
-        return self._with_token(answer)
+        return self._with_token(answer, CampaignCreated)
 
     def get(self, campaign_id: UUID) -> tuple[Campaign, int]:
         loaded = self.executor.load(campaign.KIND, campaign_id)
@@ -116,7 +122,7 @@ class CampaignService:
 
     def add_member(
         self, campaign_id: UUID, by: str, member_id: str, role: Role, write: Write = NO_GUARD
-    ) -> Response:
+    ) -> CampaignPublic:
         return self._run(
             campaign_id,
             lambda s: cc.add_member(
@@ -127,7 +133,7 @@ class CampaignService:
 
     def change_role(
         self, campaign_id: UUID, by: str, member_id: str, role: Role, write: Write = NO_GUARD
-    ) -> Response:
+    ) -> CampaignPublic:
         return self._run(
             campaign_id,
             lambda s: cc.change_role(
@@ -138,7 +144,7 @@ class CampaignService:
 
     def remove_member(
         self, campaign_id: UUID, by: str, member_id: str, write: Write = NO_GUARD
-    ) -> Response:
+    ) -> CampaignPublic:
         return self._run(
             campaign_id,
             lambda s: cc.remove_member(
@@ -149,7 +155,7 @@ class CampaignService:
 
     def change_options(
         self, campaign_id: UUID, by: str, options: Options, write: Write = NO_GUARD
-    ) -> Response:
+    ) -> CampaignPublic:
         return self._run(
             campaign_id,
             lambda s: cc.change_options(
@@ -168,7 +174,7 @@ class CampaignService:
         label: str,
         write: Write = NO_GUARD,
         roll_log_id: UUID | None = None,
-    ) -> Response:
+    ) -> TokenIssued:
         """A new bearer token for a member or a sheet site, shown in the answer."""
         token_id = secrets.token_hex(4)
         secret = token_secret(self.master_key, campaign_id, token_id)
@@ -186,15 +192,16 @@ class CampaignService:
                 by=by,
                 roll_log_id=roll_log_id,
             ),
-            lambda state, version: describe(state, version) | {"token_id": token_id},
+            lambda state, version: answers.token_recorded(state, version, token_id),
+            restore=TokenRecorded.model_validate,
             expected_version=write.expected_version,
             idempotency=write.idempotency,
         )
-        return self._with_token(answer)
+        return self._with_token(answer, TokenIssued)
 
     def revoke_token(
         self, campaign_id: UUID, by: str, token_id: str, write: Write = NO_GUARD
-    ) -> Response:
+    ) -> CampaignPublic:
         return self._run(
             campaign_id, lambda s: ac.revoke_token(s, token_id, at=self.clock(), by=by), write
         )
@@ -233,13 +240,14 @@ class CampaignService:
         campaign_id: UUID,
         decide: Callable[[Campaign], list[DomainEvent]],
         write: Write = NO_GUARD,
-    ) -> Response:
+    ) -> CampaignPublic:
         try:
             return self.executor.execute(
                 campaign.KIND,
                 campaign_id,
                 decide,
                 describe,
+                restore=CampaignPublic.model_validate,
                 expected_version=write.expected_version,
                 idempotency=write.idempotency,
             )
@@ -277,13 +285,4 @@ def _principal(state: Campaign, token_id: str, secret: str) -> Principal:
     return Principal(state.id, token_id, role, record.member_id)
 
 
-def describe(state: Campaign, version: int) -> Response:
-    """A campaign as the API shows it (token hashes are never shown)."""
-    return {
-        "id": str(state.id),
-        "version": version,
-        "name": state.name,
-        "ruleset": state.ruleset,
-        "options": state.options,
-        "members": [{"member_id": m, "role": r} for m, r in sorted(state.members.items())],
-    }
+describe = answers.campaign  # a campaign as stored (infra/services/answers.py)

@@ -13,10 +13,11 @@ from uuid import UUID
 from domain.campaign import campaign, character
 from domain.campaign import character_commands as ch
 from domain.campaign.character import Character
-from domain.campaign.derived import character_stats
-from domain.campaign.model import Item, Ratio, Skill, Stats
+from domain.campaign.model import Item, Skill
 from domain.events import DomainEvent
-from infra.services.executor import NO_GUARD, Executor, Idempotency, Response, Write, new_stream_id
+from infra.services import answers
+from infra.services.answers import CharacterPublic
+from infra.services.executor import NO_GUARD, Executor, Idempotency, Write, new_stream_id
 
 
 class CharacterService:
@@ -32,7 +33,7 @@ class CharacterService:
         by: str,
         command: ch.RegisterCharacter,
         idempotency: Idempotency | None = None,
-    ) -> Response:
+    ) -> CharacterPublic:
         """Register a pilot in the campaign at full HP (a player only their own)."""
         owner = self.executor.load(campaign.KIND, campaign_id).state
         character_id = new_stream_id(idempotency)
@@ -44,6 +45,7 @@ class CharacterService:
             character_id,
             events,
             describe,
+            restore=CharacterPublic.model_validate,
             idempotency=idempotency,
             campaign_id=campaign_id,
         )
@@ -55,13 +57,15 @@ class CharacterService:
 
     def advance(
         self, character_id: UUID, by: str, command: ch.AdvanceCharacter, write: Write = NO_GUARD
-    ) -> Response:
+    ) -> CharacterPublic:
         """A new level and base stats (GD-STAT-1); max HP recomputed (GD-COST-1/2)."""
         return self._run(
             character_id, lambda s: ch.advance(s, command, at=self.clock(), by=by), write
         )
 
-    def equip(self, character_id: UUID, by: str, item: Item, write: Write = NO_GUARD) -> Response:
+    def equip(
+        self, character_id: UUID, by: str, item: Item, write: Write = NO_GUARD
+    ) -> CharacterPublic:
         """Equip an item (GD-COST-1/2)."""
         command = ch.EquipItem(item=item)
         return self._run(
@@ -70,14 +74,16 @@ class CharacterService:
 
     def unequip(
         self, character_id: UUID, by: str, item_name: str, write: Write = NO_GUARD
-    ) -> Response:
+    ) -> CharacterPublic:
         """Take an item off (GD-COST-2: current HP does not rise)."""
         command = ch.UnequipItem(item_name=item_name)
         return self._run(
             character_id, lambda s: ch.unequip(s, command, at=self.clock(), by=by), write
         )
 
-    def learn(self, character_id: UUID, by: str, skill: Skill, write: Write = NO_GUARD) -> Response:
+    def learn(
+        self, character_id: UUID, by: str, skill: Skill, write: Write = NO_GUARD
+    ) -> CharacterPublic:
         """Learn a skill (its cost counts only while used, GD-COST-3)."""
         command = ch.LearnSkill(skill=skill)
         return self._run(
@@ -86,7 +92,7 @@ class CharacterService:
 
     def forget(
         self, character_id: UUID, by: str, skill_name: str, write: Write = NO_GUARD
-    ) -> Response:
+    ) -> CharacterPublic:
         """Forget a learned skill."""
         command = ch.ForgetSkill(skill_name=skill_name)
         return self._run(
@@ -98,51 +104,18 @@ class CharacterService:
         character_id: UUID,
         decide: Callable[[Character], list[DomainEvent]],
         write: Write,
-    ) -> Response:
+    ) -> CharacterPublic:
         return self.executor.execute(
             character.KIND,
             character_id,
             decide,
             describe,
+            restore=CharacterPublic.model_validate,
             expected_version=write.expected_version,
             idempotency=write.idempotency,
         )
 
 
-def ratio(value: Ratio) -> Response:
-    """An exact ratio as the API shows it, with its value for display."""
-    return {
-        "numerator": value.numerator,
-        "denominator": value.denominator,
-        "value": value.numerator / value.denominator,
-    }
-
-
-def effective_stats(state: Character) -> Stats:
-    """The stats a check uses: base stats plus equipment."""
-    return character_stats(state.base_stats, state.items)
-
-
-def sheet(state: Character, version: int) -> Response:
-    """The sheet a character-sheet site shows: effective stats, HP now and max, and so on."""
-    return describe(state, version) | {"stats": effective_stats(state)}
-
-
-def describe(state: Character, version: int) -> Response:
-    """A character as the API shows it."""
-    return {
-        "id": str(state.id),
-        "version": version,
-        "campaign_id": str(state.campaign_id),
-        "owner": state.owner,
-        "name": state.name,
-        "level": state.level,
-        "base_stats": state.base_stats,
-        "items": [item.model_dump(mode="json") for item in state.items],
-        "skills": [skill.model_dump(mode="json") for skill in state.skills],
-        "max_hp": state.max_hp,
-        "current_hp": state.current_hp,
-        "carried_ratio": ratio(state.carried_ratio),
-        "injuries": [i.model_dump(mode="json") for i in state.injuries],
-        "lost": state.lost,
-    }
+# The answers (infra/services/answers.py): a character as stored, and as a sheet site shows it.
+describe = answers.character
+sheet = answers.character_sheet

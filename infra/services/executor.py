@@ -23,8 +23,10 @@ import uuid
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, TypeVar, cast
 from uuid import UUID
+
+from pydantic import BaseModel
 
 from domain.aggregate import AggregateKind, Decided, NotFound
 from domain.events import DomainEvent
@@ -38,11 +40,26 @@ from infra.store.ledger import (
 from infra.store.recorder import IdempotencyRecord
 
 S = TypeVar("S")
+# A command's answer: a typed, frozen model (infra/services/answers.py), or, for the services
+# that still answer plain JSON (encounters, disputes, roll logs), a `Response`.
+A = TypeVar("A")
 Response = dict[str, Any]
 # What a decider hands back: the events, or the events with the state it reached (Decided),
 # which the executor then keeps instead of evolving every event again.
 Decision = Decided[S] | list[DomainEvent]
 _ATTEMPTS = 5
+
+
+def as_stored(answer: Response) -> Any:
+    """A plain-JSON answer is restored as it was stored."""
+    return answer
+
+
+def stored(answer: object) -> Response:
+    """An answer as its idempotency record keeps it: JSON, serialised once, here."""
+    if isinstance(answer, BaseModel):
+        return answer.model_dump(mode="json")
+    return cast(Response, answer)
 
 
 class StaleVersion(RuntimeError):
@@ -97,13 +114,14 @@ NO_GUARD = Write()
 
 
 @dataclass(frozen=True)
-class _Command(Generic[S]):
+class _Command(Generic[S, A]):
     """One command as `Executor.execute` runs it, attempt after attempt."""
 
     kind: AggregateKind[S]
     stream_id: UUID
     decide: Callable[[S], Decision[S]]
-    respond: Callable[[S, int], Response]
+    respond: Callable[[S, int], A]
+    restore: Callable[[Response], A]
     expected_version: int | None
     idempotency: Idempotency | None
     new: bool
@@ -212,16 +230,23 @@ class Executor:
         kind: AggregateKind[S],
         stream_id: UUID,
         events: Sequence[DomainEvent],
-        respond: Callable[[S, int], Response],
+        respond: Callable[[S, int], A],
         *,
+        restore: Callable[[Response], A] = as_stored,
         idempotency: Idempotency | None = None,
         campaign_id: UUID | None = None,
-    ) -> Response:
+    ) -> A:
         """Start a new stream with its first events, on its campaign's shard of the log
         (a campaign, or a stream without one, is placed by its own id)."""
         self.ledger.place(stream_id, campaign_id=campaign_id)
         return self.execute(
-            kind, stream_id, lambda _: list(events), respond, idempotency=idempotency, new=True
+            kind,
+            stream_id,
+            lambda _: list(events),
+            respond,
+            restore=restore,
+            idempotency=idempotency,
+            new=True,
         )
 
     def execute(
@@ -229,23 +254,28 @@ class Executor:
         kind: AggregateKind[S],
         stream_id: UUID,
         decide: Callable[[S], Decision[S]],
-        respond: Callable[[S, int], Response],
+        respond: Callable[[S, int], A],
         *,
+        restore: Callable[[Response], A] = as_stored,
         expected_version: int | None = None,
         idempotency: Idempotency | None = None,
         new: bool = False,
         loaded: Loaded[S] | None = None,
-    ) -> Response:
+    ) -> A:
         """Decide on the current state and save the events with the response, atomically.
 
         `loaded`: the state the caller has just read (the API reads it to authorise the
         command), decided on by the first attempt instead of reading the stream again. Safe
         however old it is: the append names its version, so a state another command has moved
         on is refused (ConcurrencyConflict) and the next attempt reads the stream.
+
+        `respond` builds the answer from the state reached; it is stored as JSON with the
+        events, and a retry gets that stored answer back through `restore` (a typed answer's
+        `model_validate`), so both answer the same.
         """
         shard = self.ledger.shard_of(stream_id)
         command = _Command(
-            kind, stream_id, decide, respond, expected_version, idempotency, new, loaded
+            kind, stream_id, decide, respond, restore, expected_version, idempotency, new, loaded
         )
         for attempt in range(_ATTEMPTS):
             if attempt:
@@ -265,13 +295,13 @@ class Executor:
                 # request, and the events just decided were not appended.
                 answer = self._earlier_answer(idempotency, shard)
                 assert answer is not None  # the request that took the key committed it
-                return answer
+                return restore(answer)
             except (StaleVersion, ConcurrencyConflict) as refused:
                 # Maybe this very request moved it: a retry after its first attempt committed
                 # must get that answer, not a 412 or 409.
                 earlier = self._earlier_answer(idempotency, shard)
                 if earlier is not None:
-                    return earlier
+                    return restore(earlier)
                 guarded = expected_version is not None or new
                 if isinstance(refused, StaleVersion) or guarded or attempt == _ATTEMPTS - 1:
                     raise
@@ -280,11 +310,11 @@ class Executor:
                 # request committed and moved the state on: then its answer stands.
                 earlier = self._earlier_answer(idempotency, shard)
                 if earlier is not None:
-                    return earlier
+                    return restore(earlier)
                 raise
         raise AssertionError("unreachable")  # pragma: no cover
 
-    def _attempt(self, command: _Command[S], shard: int) -> Response:
+    def _attempt(self, command: _Command[S, A], shard: int) -> A:
         """Decide on the state the caller read or this process knows (no read), and save it;
         if that state proves stale (the append is refused, or the rules refuse a command the
         current state might allow), read the log and decide once more."""
@@ -307,7 +337,7 @@ class Executor:
                 raise
             return self._save(command, current, shard)
 
-    def _save(self, command: _Command[S], loaded: Loaded[S], shard: int) -> Response:
+    def _save(self, command: _Command[S, A], loaded: Loaded[S], shard: int) -> A:
         """Check the If-Match version, decide, append with the answer; remember the state."""
         kind, stream_id = command.kind, command.stream_id
         expected = command.expected_version
@@ -316,7 +346,7 @@ class Executor:
         events, after = _outcome(kind, loaded.state, command.decide(loaded.state))
         response = command.respond(after, loaded.version + len(events))
         key = command.idempotency
-        record = IdempotencyRecord(key.key, key.fingerprint, response) if key else None
+        record = IdempotencyRecord(key.key, key.fingerprint, stored(response)) if key else None
         self.ledger.append(
             [StreamWrite(stream_id, loaded.version, events)], shard=shard, idempotency=record
         )

@@ -22,16 +22,17 @@ from domain.campaign.scenario import ParticipantOutcome, Scenario
 from domain.campaign.unit import Unit
 from domain.events import DomainEvent
 from domain.rules.glorious_drive.options import GloriousDriveOptions
-from infra.services.characters import ratio
+from infra.services import answers
+from infra.services.answers import ScenarioPublic
 from infra.services.executor import (
     NO_GUARD,
     Executor,
     Idempotency,
     IdempotencyKeyReused,
-    Response,
     StaleVersion,
     Write,
     new_stream_id,
+    stored,
 )
 from infra.store.ledger import ConcurrencyConflict, DuplicateRequest, StreamWrite
 from infra.store.recorder import IdempotencyRecord
@@ -48,7 +49,7 @@ class ScenarioService:
 
     def open(
         self, campaign_id: UUID, by: str, name: str, idempotency: Idempotency | None = None
-    ) -> Response:
+    ) -> ScenarioPublic:
         """A GM opens a scenario of the campaign."""
         owner = self.executor.load(campaign.KIND, campaign_id).state
         scenario_id = new_stream_id(idempotency)
@@ -64,6 +65,7 @@ class ScenarioService:
             scenario_id,
             events,
             describe,
+            restore=ScenarioPublic.model_validate,
             idempotency=idempotency,
             campaign_id=campaign_id,
         )
@@ -75,7 +77,7 @@ class ScenarioService:
 
     def join(
         self, scenario_id: UUID, by: str, command: sc.JoinScenario, write: Write = NO_GUARD
-    ) -> Response:
+    ) -> ScenarioPublic:
         """A pilot joins, on foot or in a unit of their own, while the scenario is open."""
 
         def decide(state: Scenario) -> list[DomainEvent]:
@@ -85,7 +87,7 @@ class ScenarioService:
 
         return self._run(scenario_id, decide, write)
 
-    def start(self, scenario_id: UUID, by: str, write: Write = NO_GUARD) -> Response:
+    def start(self, scenario_id: UUID, by: str, write: Write = NO_GUARD) -> ScenarioPublic:
         """GD-HPS-2/3: every pilot and unit enters at the pilot's carried ratio."""
 
         def decide(state: Scenario) -> list[DomainEvent]:
@@ -102,7 +104,7 @@ class ScenarioService:
 
     def close(
         self, scenario_id: UUID, by: str, command: sc.CloseScenario, write: Write = NO_GUARD
-    ) -> Response:
+    ) -> ScenarioPublic:
         """GD-HPS-1/3: the close and every carried HP, in one atomic append, exactly once."""
         shard = self.executor.ledger.shard_of(scenario_id)  # the campaign's: every carry's too
         earlier = self._earlier_answer(write.idempotency, shard)
@@ -136,7 +138,7 @@ class ScenarioService:
 
     def _closing(
         self, scenario_id: UUID, by: str, command: sc.CloseScenario, expected: int | None
-    ) -> tuple[list[StreamWrite], Response]:
+    ) -> tuple[list[StreamWrite], ScenarioPublic]:
         """Decide the close (nothing if closed already) and the carries still to be made."""
         loaded = self.executor.load(scenario.KIND, scenario_id)
         if expected is not None and loaded.version != expected:
@@ -179,7 +181,7 @@ class ScenarioService:
         kept = uc.apply_scenario_result(core.state, scenario_id, outcome, options, at=at, by=by)
         return _write(outcome.fought_in, core.version, kept)
 
-    def _earlier_answer(self, idempotency: Idempotency | None, shard: int) -> Response | None:
+    def _earlier_answer(self, idempotency: Idempotency | None, shard: int) -> ScenarioPublic | None:
         if idempotency is None:
             return None
         answer = self.executor.ledger.answer_for(idempotency.key, shard=shard)
@@ -190,7 +192,7 @@ class ScenarioService:
                 "this Idempotency-Key was already used for a different request; "
                 "use a new key for a new request"
             )
-        return answer.response
+        return ScenarioPublic.model_validate(answer.response)
 
     def _character(self, character_id: UUID) -> Character:
         return self.executor.load(character.KIND, character_id).state
@@ -205,12 +207,13 @@ class ScenarioService:
 
     def _run(
         self, scenario_id: UUID, decide: Callable[[Scenario], list[DomainEvent]], write: Write
-    ) -> Response:
+    ) -> ScenarioPublic:
         return self.executor.execute(
             scenario.KIND,
             scenario_id,
             decide,
             describe,
+            restore=ScenarioPublic.model_validate,
             expected_version=write.expected_version,
             idempotency=write.idempotency,
         )
@@ -220,21 +223,10 @@ def _write(stream_id: UUID, version: int, events: Sequence[DomainEvent]) -> list
     return [StreamWrite(stream_id, version, events)] if events else []
 
 
-def _record(idempotency: Idempotency | None, response: Response) -> IdempotencyRecord | None:
+def _record(idempotency: Idempotency | None, response: ScenarioPublic) -> IdempotencyRecord | None:
     if idempotency is None:
         return None
-    return IdempotencyRecord(idempotency.key, idempotency.fingerprint, response)
+    return IdempotencyRecord(idempotency.key, idempotency.fingerprint, stored(response))
 
 
-def describe(state: Scenario, version: int) -> Response:
-    """A scenario as the API shows it: participants, HP in at the start and out at the close."""
-    return {
-        "id": str(state.id),
-        "version": version,
-        "campaign_id": str(state.campaign_id),
-        "name": state.name,
-        "status": state.status,
-        "participants": [p.model_dump(mode="json") for p in state.participants],
-        "entries": [e.model_dump(mode="json") | {"ratio": ratio(e.ratio)} for e in state.entries],
-        "outcomes": [o.model_dump(mode="json") | {"ratio": ratio(o.ratio)} for o in state.outcomes],
-    }
+describe = answers.scenario  # a scenario as stored (infra/services/answers.py)

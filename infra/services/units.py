@@ -20,8 +20,9 @@ from domain.campaign.unit import Unit
 from domain.events import DomainEvent
 from domain.rules.glorious_drive.hp_share import entering_hp
 from domain.rules.glorious_drive.options import GloriousDriveOptions
-from infra.services.characters import ratio
-from infra.services.executor import NO_GUARD, Executor, Idempotency, Response, Write, new_stream_id
+from infra.services import answers
+from infra.services.answers import UnitPublic, UnitSheet
+from infra.services.executor import NO_GUARD, Executor, Idempotency, Write, new_stream_id
 
 
 class UnitService:
@@ -38,7 +39,7 @@ class UnitService:
         pilot_id: UUID,
         command: uc.RegisterUnit,
         idempotency: Idempotency | None = None,
-    ) -> Response:
+    ) -> UnitPublic:
         """Register a unit for a pilot of the campaign, at its full max HP under that pilot."""
         pilot = self.pilot(pilot_id)
         if pilot.campaign_id != campaign_id:
@@ -53,7 +54,13 @@ class UnitService:
             by=by,
         )
         return self.executor.create(
-            unit.KIND, unit_id, events, describe, idempotency=idempotency, campaign_id=campaign_id
+            unit.KIND,
+            unit_id,
+            events,
+            describe,
+            restore=UnitPublic.model_validate,
+            idempotency=idempotency,
+            campaign_id=campaign_id,
         )
 
     def get(self, unit_id: UUID) -> tuple[Unit, int]:
@@ -67,7 +74,7 @@ class UnitService:
             raise NotFound("the unit names no pilot")
         return self.executor.load(character.KIND, character_id).state
 
-    def equip(self, unit_id: UUID, by: str, item: Item, write: Write = NO_GUARD) -> Response:
+    def equip(self, unit_id: UUID, by: str, item: Item, write: Write = NO_GUARD) -> UnitPublic:
         """Equip an item; max HP under the pilot's boost (GD-STAT-2, GD-COST-1/2)."""
         command = uc.EquipUnitItem(item=item)
         return self._run(
@@ -78,7 +85,9 @@ class UnitService:
             write,
         )
 
-    def unequip(self, unit_id: UUID, by: str, item_name: str, write: Write = NO_GUARD) -> Response:
+    def unequip(
+        self, unit_id: UUID, by: str, item_name: str, write: Write = NO_GUARD
+    ) -> UnitPublic:
         """Take an item off the unit (GD-COST-2)."""
         command = uc.UnequipUnitItem(item_name=item_name)
         return self._run(
@@ -89,7 +98,7 @@ class UnitService:
             write,
         )
 
-    def sheet(self, unit_id: UUID) -> tuple[Response, str]:
+    def sheet(self, unit_id: UUID) -> tuple[UnitSheet, str]:
         """The unit's sheet under its pilot now, and an ETag of every version it depends on."""
         loaded = self.executor.load(unit.KIND, unit_id)
         state = loaded.state
@@ -109,7 +118,7 @@ class UnitService:
         unit_id: UUID,
         decide: Callable[[Unit, Character, GloriousDriveOptions], list[DomainEvent]],
         write: Write,
-    ) -> Response:
+    ) -> UnitPublic:
         def with_pilot(state: Unit) -> list[DomainEvent]:
             return decide(state, self.pilot(state.pilot_id), self._options(state.campaign_id))
 
@@ -118,6 +127,7 @@ class UnitService:
             unit_id,
             with_pilot,
             describe,
+            restore=UnitPublic.model_validate,
             expected_version=write.expected_version,
             idempotency=write.idempotency,
         )
@@ -135,34 +145,24 @@ def _campaign_id(state: Unit) -> UUID:
     return state.campaign_id
 
 
-def describe(state: Unit, version: int) -> Response:
-    """A unit as the API shows it."""
-    return {
-        "id": str(state.id),
-        "version": version,
-        "campaign_id": str(state.campaign_id),
-        "pilot_id": str(state.pilot_id),
-        "name": state.name,
-        "kind": state.kind,
-        "base_stats": state.base_stats,
-        "items": [item.model_dump(mode="json") for item in state.items],
-        "max_hp": state.max_hp,
-        "current_hp": state.current_hp,
-    }
+describe = answers.unit  # a unit as stored (infra/services/answers.py)
 
 
 def unit_sheet(
     state: Unit, version: int, pilot: Character, options: GloriousDriveOptions
-) -> Response:
+) -> UnitSheet:
     """GD-STAT-2 and GD-HPS-2: stats under the pilot's piloting, HP at the pilot's ratio."""
     piloting = uc.piloting_of(pilot)
     max_hp = unit_max_hp(state.base_stats, state.items, piloting, options)
-    return describe(state, version) | {
-        "stats": unit_stats(state.base_stats, state.items, piloting, options),
-        "max_hp": max_hp,
-        "current_hp": entering_hp(max_hp, pilot.carried_ratio.value, options),
-        "carried_ratio": ratio(pilot.carried_ratio),
-        "piloting_boost": piloting,
-        "pilot_name": pilot.name,
-        "owner": pilot.owner,
-    }
+    return UnitSheet(
+        **answers.unit_fields(state, version)
+        | {
+            "stats": dict(unit_stats(state.base_stats, state.items, piloting, options)),
+            "max_hp": max_hp,
+            "current_hp": entering_hp(max_hp, pilot.carried_ratio.value, options),
+            "carried_ratio": answers.ratio(pilot.carried_ratio),
+            "piloting_boost": piloting,
+            "pilot_name": pilot.name,
+            "owner": pilot.owner,
+        }
+    )
