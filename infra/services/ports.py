@@ -1,7 +1,8 @@
-"""What the HTTP layer needs from the rest of Senki, as protocols (infra implements them).
+"""What the HTTP layer asks of the running service beyond the services: the shapes of health,
+log heads and projection positions, and the port (`SenkiPort`) the health and metrics routes call.
 
-Keeping these here lets `api/` depend only on `domain/` and on these shapes, as
-docs/architecture.md asks; `infra/bootstrap.py` hands in the real objects.
+They live on this side of the door (api/ imports them through `infra.services`), so infra/
+never imports api/ for them; `infra/services/runtime.py` implements the port.
 """
 
 from __future__ import annotations
