@@ -1,7 +1,8 @@
 -- One append, one statement (schema version 7): `SenkiRecorder` calls this per-shard function
 -- once per append, so the shard's write lock is taken, used and released (at the implicit
 -- COMMIT of the one statement) while the server works, never across a network round trip.
--- Placeholders: {schema}, {events}, {write_lock}, {idempotency}, {append_fn}, {app_role}.
+-- Placeholders: {schema}, {events}, {write_lock}, {idempotency}, {append_fn}, {app_role},
+-- {moved} (the move fence of move.sql, schema 9, which runs before this file).
 --
 -- SECURITY INVOKER (the default, stated): the function runs with the service role's own
 -- rights (INSERT on events and idempotency, UPDATE on the write-lock sidecar, the sequence),
@@ -24,6 +25,8 @@ CREATE OR REPLACE FUNCTION {schema}.{append_fn}(
 LANGUAGE plpgsql SECURITY INVOKER SET search_path = pg_catalog, pg_temp AS $fn$
 DECLARE
     positions bigint[];
+    gone uuid;
+    gone_to integer;
 BEGIN
     -- The idempotency row first, before the lock: a repeated request is refused by its key
     -- (unique_violation on idempotency_N_pkey) without queueing for the shard.
@@ -38,6 +41,17 @@ BEGIN
     -- Held to the end of the transaction: positions must commit in the order they are taken,
     -- or a reader following the log could skip an event that commits later at a lower one.
     LOCK TABLE {schema}.{write_lock} IN EXCLUSIVE MODE;
+    -- After the lock, the move fence (schema 9): an append naming a stream moved to another
+    -- shard is refused, so every process is fenced whatever its cached placement says; a fence
+    -- committed while this append queued is seen by this statement. One index probe of a
+    -- small table, under the lock.
+    SELECT m.stream_id, m.to_shard INTO gone, gone_to
+      FROM {schema}.{moved} m WHERE m.stream_id = ANY(stream_ids) LIMIT 1;
+    IF gone IS NOT NULL THEN
+        RAISE EXCEPTION 'senki: stream % was moved to shard %', gone, gone_to
+            USING ERRCODE = 'SKMOV', DETAIL = gone::text || ':' || gone_to::text,
+                  HINT = 'Read the placement directory again and write on the new shard.';
+    END IF;
     PERFORM pg_notify(channel, payload);
     WITH inserted AS (
         INSERT INTO {schema}.{events} (originator_id, originator_version, topic, state)

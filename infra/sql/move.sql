@@ -1,7 +1,7 @@
 -- Schema 9: moving a campaign from one shard to another (infra/store/move.py). Per shard;
 -- placeholders: {schema}, {events}, {write_lock}, {idempotency}, {append_fn}, {app_role},
--- {moved}, {copies}. Idempotent: every statement can run again. Runs after append.sql and
--- replaces its function with the same one plus the fence check.
+-- {moved}, {copies}. Idempotent: every statement can run again. Runs before append.sql, whose
+-- function reads the fence.
 
 -- The fence on the source shard: a stream listed here was moved away, and this shard refuses
 -- every append to it from then on (SQLSTATE SKMOV). Written in a transaction that holds the
@@ -36,57 +36,3 @@ REVOKE ALL ON {schema}.{moved}, {schema}.{copies} FROM PUBLIC;
 GRANT SELECT, INSERT ON {schema}.{moved} TO {app_role};
 -- UPDATE only sets `upto_version` once the source is fenced (bookkeeping, not history).
 GRANT SELECT, INSERT, UPDATE ON {schema}.{copies} TO {app_role};
-
--- The schema-7 append function (append.sql) with one more check, after the write lock: an
--- append that names a moved stream is refused, so every process is fenced, whatever its
--- cached placement says. An index probe on a small table per append, under the lock.
-CREATE OR REPLACE FUNCTION {schema}.{append_fn}(
-    stream_ids uuid[],
-    versions bigint[],
-    topics text[],
-    states bytea[],
-    key text,
-    fingerprint text,
-    response jsonb,
-    channel text,
-    payload text,
-    lock_timeout text
-) RETURNS bigint[]
-LANGUAGE plpgsql SECURITY INVOKER SET search_path = pg_catalog, pg_temp AS $fn$
-DECLARE
-    positions bigint[];
-    gone uuid;
-    gone_to integer;
-BEGIN
-    IF key IS NOT NULL THEN
-        INSERT INTO {schema}.{idempotency} (key, fingerprint, response)
-        VALUES (key, fingerprint, response);
-    END IF;
-    IF cardinality(stream_ids) IS NULL OR cardinality(stream_ids) = 0 THEN
-        RETURN '{{}}'::bigint[];
-    END IF;
-    PERFORM set_config('lock_timeout', lock_timeout, true);
-    LOCK TABLE {schema}.{write_lock} IN EXCLUSIVE MODE;
-    -- After the lock: a fence committed while this append queued is seen by this statement.
-    SELECT m.stream_id, m.to_shard INTO gone, gone_to
-      FROM {schema}.{moved} m WHERE m.stream_id = ANY(stream_ids) LIMIT 1;
-    IF gone IS NOT NULL THEN
-        RAISE EXCEPTION 'senki: stream % was moved to shard %', gone, gone_to
-            USING ERRCODE = 'SKMOV', DETAIL = gone::text || ':' || gone_to::text,
-                  HINT = 'Read the placement directory again and write on the new shard.';
-    END IF;
-    PERFORM pg_notify(channel, payload);
-    WITH inserted AS (
-        INSERT INTO {schema}.{events} (originator_id, originator_version, topic, state)
-        SELECT * FROM unnest(stream_ids, versions, topics, states)
-        RETURNING notification_id
-    )
-    SELECT array_agg(notification_id ORDER BY notification_id) INTO positions FROM inserted;
-    RETURN positions;
-END
-$fn$;
-
-REVOKE ALL ON FUNCTION {schema}.{append_fn}(
-    uuid[], bigint[], text[], bytea[], text, text, jsonb, text, text, text) FROM PUBLIC;
-GRANT EXECUTE ON FUNCTION {schema}.{append_fn}(
-    uuid[], bigint[], text[], bytea[], text, text, jsonb, text, text, text) TO {app_role};

@@ -20,8 +20,8 @@ from infra.store.recorder import SenkiRecorder
 # (snapshot_seal.sql: chain position, chain hash and MAC columns; older rows are ignored);
 # 7: one append, one statement (append.sql: events_N_append, EXECUTE granted to the service
 # role; a version-6 database is upgraded by running `senki db migrate` again); 9: moving a
-# campaign between shards (move.sql per shard: the fence, the copy markers and the fenced
-# append function; move_home.sql: senki.relocations)
+# campaign between shards (move.sql per shard: the fence and the copy markers, which
+# append.sql's function reads; move_home.sql: senki.relocations)
 SCHEMA_VERSION = 9
 # Read models (infra/projector): rebuildable from the log, so the service role owns their tables.
 READ_SCHEMA = "senki_read"
@@ -100,8 +100,8 @@ def _create_shards(
         _create_library_tables(url, tables)
         _run_file(conn, "shard.sql", app_role, tables)
         _run_file(conn, "snapshot_seal.sql", app_role, tables)
+        _run_file(conn, "move.sql", app_role, tables)  # the fence the append function reads
         _run_file(conn, "append.sql", app_role, tables)
-        _run_file(conn, "move.sql", app_role, tables)
 
 
 def _record(conn: psycopg.Connection[tuple[object, ...]]) -> None:
