@@ -22,7 +22,7 @@ from api.routes import (
     sheets,
     units,
 )
-from api.routes.table import router as table_router
+from api.routes.table import routers as table_routers
 from api.web.router import router as web_router
 from infra.services import SenkiPort
 
@@ -69,12 +69,13 @@ def create_app(
     # Last: the outermost middleware.
     metrics.install(app, lambda: getattr(app.state, "senki", None), route=metrics_route)
     problems.install(app)
+    for table_router in table_routers:  # the hottest first: matched in order
+        app.include_router(table_router)
     app.include_router(health.router)
     app.include_router(log.router)
     app.include_router(campaigns.router)
     for feature in (characters, units, scenarios, sheets):
         app.include_router(feature.router)
-    app.include_router(table_router)
     app.include_router(disputes.router)
     app.include_router(read_models.router)
     app.include_router(web_router)

@@ -8,7 +8,6 @@ ever shown once revealed. What is withheld is decided in one place, `domain.visi
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Any
 from uuid import UUID
 
@@ -17,29 +16,17 @@ from pydantic import BaseModel, Field, JsonValue
 from domain.encounter import aggregate as encounter
 from domain.rules.ruleset import Entrant
 from domain.visibility.encounter import Policy, Reader
-from infra.services import Lens, Principal, Recorded, Runtime, payload_of
-
-
-class Awaited(BaseModel):
-    command: str
-    issuer: str = Field(description="'gm', or 'controller' of the combatant.")
-    combatant: str | None = None
-
-
-class AwaitedDiePublic(BaseModel):
-    """The hand die the encounter waits for (issue 19): any reader sees it; the member it is
-    for (or the GM) enters it with `EnterDie`."""
-
-    notation: str = Field(examples=["1D6"])
-    sides: int
-    purpose: str = Field(description="What the rules draw it for, rule ID first.")
-    rule_id: str
-    combatant: str | None
-    for_member: str = Field(description="Who enters it: a member id, or 'gm'.")
-    text_en: str = Field(examples=["1D6 faint for brute, GD-INJ-1"])
-    text_ja: str
-    command: str = Field(description="The command waiting for it.")
-    faces_entered: int = Field(description="Faces entered for that command so far.")
+from infra.services import (
+    Awaited,
+    AwaitedDiePublic,
+    EventPublic,
+    Lens,
+    Principal,
+    Recorded,
+    Runtime,
+    awaited_die_of,
+    payload_of,
+)
 
 
 class Procedure(BaseModel):
@@ -83,15 +70,6 @@ class EncounterPublic(BaseModel):
     combatants: list[Combatant]
 
 
-class EventPublic(BaseModel):
-    type: str
-    version: int = Field(description="The encounter's version after this event (the cursor).")
-    position: int | None = Field(description="Position in the chained log.")
-    at: datetime
-    by: str
-    payload: dict[str, JsonValue]
-
-
 def reader_of(who: Principal) -> Reader:
     return Reader(who.role, who.member_id)
 
@@ -133,18 +111,6 @@ def describe(state: encounter.Encounter, version: int, who: Principal) -> Encoun
         procedure=Procedure.model_validate(point.model_dump()),
         legal_commands=[Awaited(**c.model_dump()) for c in encounter.legal_commands(state)],
         combatants=[_combatant(c, live.get(c.combatant_id), policy) for c in state.combatants],
-    )
-
-
-def awaited_die_of(state: encounter.Encounter) -> AwaitedDiePublic | None:
-    """The awaited die, as every reader sees it: its notation, purpose and rule ID are what
-    the table sees asked for (no sheet number); the faces entered so far are only counted,
-    as the pending command's payload is not shown (it may aim at a hidden combatant)."""
-    if state.awaiting is None:
-        return None
-    die, pending = state.awaiting.die, state.awaiting.pending
-    return AwaitedDiePublic(
-        **die.model_dump(), command=pending.command_type, faces_entered=len(pending.faces)
     )
 
 

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncIterator, Iterable, Iterator
+from contextlib import contextmanager
 from typing import Annotated
 from uuid import UUID
 
@@ -14,6 +15,7 @@ from api.deps import RuntimeDep
 from infra.services import InvalidToken, Principal, PrincipalRole, Runtime
 
 bearer = HTTPBearer(auto_error=False, description="A Senki token: senki.<campaign>.<id>.<secret>")
+BearerDep = Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)]
 
 WRITERS: tuple[PrincipalRole, ...] = ("gm", "player")
 READERS: tuple[PrincipalRole, ...] = ("gm", "player", "viewer", "site")
@@ -27,7 +29,7 @@ SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 async def principal(
     request: Request,
     runtime: RuntimeDep,
-    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)],
+    credentials: BearerDep,
 ) -> AsyncIterator[Principal]:
     """The caller, checked on the event loop when the cache can vouch for its token (no
     thread hop); only a check that needs the database goes to a thread.
@@ -37,18 +39,25 @@ async def principal(
     already sees its own write, and every other cached state, the caller's token with it,
     stays good. A write that fails may have appended before failing: then every cached
     state is voided, to be safe."""
-    who = await _check(runtime, credentials)
+    who = await checked(runtime, credentials)
     if request.method in SAFE_METHODS:
         yield who
         return
-    try:
+    with voided_on_failure(runtime):
         yield who
+
+
+@contextmanager
+def voided_on_failure(runtime: Runtime) -> Iterator[None]:
+    """A write that fails may have appended before failing: void every cached state."""
+    try:
+        yield
     except BaseException:
         runtime.append_watch.bump()
         raise
 
 
-async def _check(runtime: Runtime, credentials: HTTPAuthorizationCredentials | None) -> Principal:
+async def checked(runtime: Runtime, credentials: HTTPAuthorizationCredentials | None) -> Principal:
     if credentials is None:
         raise HTTPException(
             401,

@@ -4,29 +4,43 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import Annotated, Any
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import Annotated, Any, cast
 
-from fastapi import Header, HTTPException, Request, Response
+from fastapi import Depends, Header, HTTPException, Request, Response
 from fastapi.security.utils import get_authorization_scheme_param
 
-from infra.services import Idempotency, InvalidToken, Write, read_token
+from api.security import BearerDep, checked, voided_on_failure
+from infra.services import Idempotency, InvalidToken, Principal, Runtime, Write, read_token
 
 KEY_HEADER = "Idempotency-Key"
 
 
-async def idempotency_key(
-    request: Request,
-    key: Annotated[
-        str | None,
-        Header(
-            alias=KEY_HEADER,
-            description="A unique key per request (a UUID); a retry with the same key gets "
-            "the first answer and changes nothing.",
-            min_length=8,
-            max_length=200,
-        ),
-    ] = None,
-) -> Idempotency:
+# The two write headers, declared once: taken by the dependencies below and by a route's
+# combined dependency (api/security.py `aggregate_write`).
+KeyHeader = Annotated[
+    str | None,
+    Header(
+        alias=KEY_HEADER,
+        description="A unique key per request (a UUID); a retry with the same key gets "
+        "the first answer and changes nothing.",
+        min_length=8,
+        max_length=200,
+    ),
+]
+IfMatchHeader = Annotated[
+    str | None,
+    Header(alias="If-Match", description="The version (ETag) the command was decided on."),
+]
+
+
+async def idempotency_key(request: Request, key: KeyHeader = None) -> Idempotency:
+    return await idempotency_of(request, key)
+
+
+async def idempotency_of(request: Request, key: str | None) -> Idempotency:
+    """The request's idempotency: its key, scoped to the caller, and its fingerprint."""
     if key is None:
         raise HTTPException(400, f"every POST needs an {KEY_HEADER} header (e.g. a fresh UUID)")
     body = await request.body()
@@ -113,12 +127,13 @@ def _holds_nul(value: Any) -> bool:
     return False
 
 
-async def if_match(  # async: a plain `def` dependency costs a thread-pool hop
-    value: Annotated[
-        str | None,
-        Header(alias="If-Match", description="The version (ETag) the command was decided on."),
-    ] = None,
-) -> int | None:
+async def if_match(value: IfMatchHeader = None) -> int | None:
+    # async: a plain `def` dependency costs a thread-pool hop
+    return version_of(value)
+
+
+def version_of(value: str | None) -> int | None:
+    """The version an If-Match header names, or None without one; 400 if it names none."""
     if value is None:
         return None
     text = value.strip().removeprefix("W/").strip('"')
@@ -138,3 +153,29 @@ def guard(key: Idempotency, version: int | None, *, required: bool = False) -> W
 
 def etag(response: Response, version: int) -> None:
     response.headers["ETag"] = f'"{version}"'
+
+
+@dataclass(frozen=True)
+class AggregateWrite:
+    """Everything a write to a contested aggregate needs from its request, in one piece."""
+
+    runtime: Runtime
+    who: Principal
+    write: Write
+
+
+async def aggregate_write(
+    request: Request, credentials: BearerDep, key: KeyHeader = None, version: IfMatchHeader = None
+) -> AsyncIterator[AggregateWrite]:
+    """The running service, the caller, the Idempotency-Key and the If-Match version (428
+    without one) as ONE dependency, checked in that order as the separate ones are: FastAPI
+    solves every dependency of a route on every request (each costs about as much as a bare
+    request's own routing), and the encounter command, the busiest route, needs all four."""
+    runtime = cast(Runtime, request.app.state.senki)
+    who = await checked(runtime, credentials)
+    write = guard(await idempotency_of(request, key), version_of(version), required=True)
+    with voided_on_failure(runtime):
+        yield AggregateWrite(runtime, who, write)
+
+
+AggregateWriteDep = Annotated[AggregateWrite, Depends(aggregate_write, scope="function")]

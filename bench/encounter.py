@@ -69,7 +69,7 @@ def open_fight(runtime: Runtime, campaign_id: uuid.UUID | None = None) -> uuid.U
     opened = runtime.encounters.open(
         GM, ruleset_id="glorious_drive", options={}, battle_map={}, campaign_id=campaign_id
     )
-    fight = uuid.UUID(opened["id"])
+    fight = uuid.UUID(opened.id)
     for name, x, reaction in (("ace", 0, 10), ("brute", 3, 2)):
         runtime.encounters.command(
             fight,
@@ -89,11 +89,11 @@ def open_fight(runtime: Runtime, campaign_id: uuid.UUID | None = None) -> uuid.U
 def one_turn(runtime: Runtime, fight: uuid.UUID) -> int:
     """Initiative, then each combatant cleans up, attacks the other, who dodges."""
     service = runtime.encounters
-    version = service.command(fight, GM, "RollInitiative", {})["version"]
+    version = service.command(fight, GM, "RollInitiative", {}).version
     for attacker, defender in (("ace", "brute"), ("brute", "ace")):
         service.command(fight, GM, "Cleanup", {"combatant_id": attacker})
         service.command(fight, GM, "DeclareAttack", {"combatant_id": attacker, "target": defender})
-        version = service.command(fight, GM, "Dodge", {"combatant_id": defender})["version"]
+        version = service.command(fight, GM, "Dodge", {"combatant_id": defender}).version
     return int(version)
 
 

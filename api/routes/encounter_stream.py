@@ -28,10 +28,10 @@ from fastapi.security import HTTPAuthorizationCredentials
 from pydantic import BaseModel, Field
 
 from api.deps import RuntimeDep
-from api.encounter_views import EventPublic, event_public, lens_for
+from api.encounter_views import event_public, lens_for
 from api.routes.encounters import load_for
 from api.security import READERS, PrincipalDep, bearer, current_principal
-from infra.services import InvalidToken, Principal, Runtime, read_page
+from infra.services import EventPublic, InvalidToken, Principal, Runtime, read_page
 
 router = APIRouter(prefix="/v1/encounters", tags=["encounters"])
 

@@ -11,20 +11,26 @@ from pydantic import BaseModel, Field, JsonValue
 from api.deps import RuntimeDep
 from api.encounter_commands import EncounterCommand
 from api.encounter_views import (
-    Awaited,
-    AwaitedDiePublic,
     EncounterPublic,
-    EventPublic,
     describe,
     lens_for,
     reader_of,
 )
 from api.security import GM_ONLY, READERS, WRITERS, PrincipalDep, require
-from api.writes import etag, guard, idempotency_key, if_match
+from api.writes import AggregateWriteDep, etag, idempotency_key, if_match
 from domain.encounter.aggregate import Encounter
 from domain.rules.errors import RuleViolation
 from domain.visibility.encounter import Policy
-from infra.services import Actor, Idempotency, Lens, Principal, PrincipalRole, Runtime
+from infra.services import (
+    Actor,
+    CommandAnswer,
+    Idempotency,
+    Lens,
+    Principal,
+    PrincipalRole,
+    Ruling,
+    Runtime,
+)
 
 router = APIRouter(tags=["encounters"])
 
@@ -47,48 +53,6 @@ class EncounterCreate(BaseModel):
         description="Whose dice: the server's (commit–reveal), the table's (physical dice, "
         "asked for one at a time), or either, chosen by each command (`dice` in its body).",
     )
-
-
-class EncounterRoll(BaseModel):
-    roll_seq: int
-    expression: str
-    purpose: str
-    source: str
-    client_seed: str | None
-    total: int
-    success: bool | None
-    text: str
-
-
-class Ruling(BaseModel):
-    rule_ids: list[str]
-    summary_en: str
-    summary_ja: str
-    roll_seqs: list[int]
-    inputs: dict[str, JsonValue]
-    outcome: dict[str, JsonValue]
-
-
-class AwaitingNext(BaseModel):
-    """What the encounter awaits after this command: the commands legal now, and the hand
-    die awaited (if any), so a client needs no second read."""
-
-    commands: list[Awaited] = Field(default_factory=list)
-    die: AwaitedDiePublic | None = None
-
-
-class CommandAnswer(BaseModel):
-    id: str
-    version: int = Field(description="The encounter's version now (also the ETag).")
-    commitment: str
-    events: list[str] = Field(description="Types of the events appended, in order.")
-    rolls: list[EncounterRoll]
-    rulings: list[Ruling]
-    facts: list[EventPublic] = Field(
-        default_factory=list,
-        description="The events appended, as the caller may see them (redacted as /events).",
-    )
-    awaiting: AwaitingNext = Field(default_factory=AwaitingNext)
 
 
 class EncounterRollCheck(BaseModel):
@@ -133,20 +97,27 @@ def load_for(
     return state, at
 
 
-def _answer(answer: dict[str, Any], response: Response, seen: Lens | None = None) -> CommandAnswer:
+def _answer(answer: CommandAnswer, response: Response, seen: Lens | None = None) -> CommandAnswer:
     """The answer to a command; `seen`: the caller's view, for the rulings it made (a
     player's hit on a hidden enemy does not answer with its defence and HP)."""
-    etag(response, answer["version"])
-    if seen is not None and not seen.sees_all:
-        version = int(answer["version"])
-        answer = answer | {
-            "rulings": [seen.record(version, r) for r in answer["rulings"]],
+    etag(response, answer.version)
+    if seen is None or seen.sees_all:
+        return answer
+    version = answer.version
+    return answer.model_copy(
+        update={
+            "rulings": [
+                Ruling.model_validate(seen.record(version, r.model_dump(mode="json")))
+                for r in answer.rulings
+            ],
             "facts": [
-                fact | {"payload": seen.event(fact["version"], fact["type"], fact["payload"])}
-                for fact in answer.get("facts", [])
+                fact.model_copy(
+                    update={"payload": seen.event(fact.version, fact.type, fact.payload)}
+                )
+                for fact in answer.facts
             ],
         }
-    return CommandAnswer.model_validate(answer)
+    )
 
 
 def _sent(answer: CommandAnswer) -> Response:
@@ -183,7 +154,7 @@ def open_encounter(
         dice=body.dice,
         idempotency=key,
     )
-    response.headers["Location"] = f"/v1/encounters/{answer['id']}"
+    response.headers["Location"] = f"/v1/encounters/{answer.id}"
     return _answer(answer, response)
 
 
@@ -214,17 +185,14 @@ def get_encounter(
 def command(
     encounter_id: UUID,
     body: Annotated[EncounterCommand, Body()],
-    runtime: RuntimeDep,
-    who: PrincipalDep,
-    key: KeyDep,
-    version: IfMatchDep,
+    call: AggregateWriteDep,
     response: Response,
 ) -> Response:
     """Issue a command on the version you read (If-Match); the answer carries the facts it
     produced (as you may see them), the new version (ETag) and what is awaited next. With
     hand dice a command that needs a die waits for it (`awaiting.die`): enter it with the
     `EnterDie` command."""
-    write = guard(key, version, required=True)
+    runtime, who, write = call.runtime, call.who, call.write
     state, at = load_for(runtime, who, encounter_id, WRITERS, known=True)
     try:
         answer = runtime.encounters.command(

@@ -8,7 +8,14 @@ from fastapi import APIRouter
 from api.routes import encounter_stream, encounters, rolls, table_board, table_play
 from api.routes.campaigns import me_router
 
-router = APIRouter()
-for part in (encounters, encounter_stream, rolls, table_board, table_play):
-    router.include_router(part.router)
-router.include_router(me_router)
+# Included one by one on the application, not through a router of their own: FastAPI matches
+# a request against each level of included routers twice (to choose, then to handle), so a
+# level less is work less on every request; the encounters' routes come first, as the busiest.
+routers: tuple[APIRouter, ...] = (
+    encounters.router,
+    encounter_stream.router,
+    rolls.router,
+    table_board.router,
+    table_play.router,
+    me_router,
+)

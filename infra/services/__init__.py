@@ -33,6 +33,16 @@ from infra.services.campaigns import InvalidToken, Principal, PrincipalRole, rea
 from infra.services.campaigns import describe as describe_campaigns
 from infra.services.characters import describe as describe_characters
 from infra.services.characters import sheet as sheet_of_character
+from infra.services.encounter_answers import (
+    Awaited,
+    AwaitedDiePublic,
+    AwaitingNext,
+    CommandAnswer,
+    EncounterRoll,
+    EventPublic,
+    Ruling,
+    awaited_die_of,
+)
 from infra.services.encounters import Actor
 from infra.services.executor import Idempotency, IdempotencyKeyReused, StaleVersion, Write
 from infra.services.ports import (
@@ -55,12 +65,18 @@ from infra.store.stream_page import read_page
 __all__ = [
     "Actor",
     "AuditEntry",
+    "Awaited",
+    "AwaitedDiePublic",
+    "AwaitingNext",
     "CampaignCreated",
     "CampaignPublic",
     "CharacterPublic",
     "CharacterSheet",
+    "CommandAnswer",
     "ConcurrencyConflict",
+    "EncounterRoll",
     "Entry",
+    "EventPublic",
     "Idempotency",
     "IdempotencyKeyReused",
     "Injury",
@@ -82,6 +98,7 @@ __all__ = [
     "RefusedSnapshotsCollector",
     "Role",
     "Ruleset",
+    "Ruling",
     "Runtime",
     "ScenarioPublic",
     "SenkiPort",
@@ -96,6 +113,7 @@ __all__ = [
     "UnitPublic",
     "UnitSheet",
     "Write",
+    "awaited_die_of",
     "describe_campaigns",
     "describe_characters",
     "describe_scenarios",

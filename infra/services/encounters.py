@@ -19,17 +19,15 @@ from domain.encounter import aggregate as encounter
 from domain.encounter.commands import RevealSeed
 from domain.encounter.record import issued
 from domain.events import DomainEvent, JsonObject
-from domain.rules.records import EncounterDiceRolled, RulingRecorded
 from domain.rules.ruleset import Command, CommandContext
+from infra.services.encounter_answers import CommandAnswer, command_answer
 from infra.services.executor import (
     Executor,
     Idempotency,
     Loaded,
-    Response,
     StaleVersion,
     new_stream_id,
 )
-from infra.services.visibility import payload_of
 from infra.store.ledger import ConcurrencyConflict
 
 
@@ -64,7 +62,7 @@ class EncounterService:
         scenario_id: UUID | None = None,
         dice: str = "server",
         idempotency: Idempotency | None = None,
-    ) -> Response:
+    ) -> CommandAnswer:
         """Open an encounter and publish the commitment to its dice seed; `dice`: whose dice
         (server, hand, per_roll; issue 19)."""
         encounter_id = encounter_id or new_stream_id(idempotency)
@@ -88,6 +86,7 @@ class EncounterService:
             encounter_id,
             events,
             _respond([]),
+            restore=CommandAnswer.model_validate,
             idempotency=idempotency,
             campaign_id=campaign_id,
         )
@@ -105,7 +104,7 @@ class EncounterService:
         hand: bool | None = None,
         idempotency: Idempotency | None = None,
         loaded: tuple[encounter.Encounter, int] | None = None,
-    ) -> Response:
+    ) -> CommandAnswer:
         """Any encounter or ruleset command: by name and payload, or as the API has read it
         already (`payload` a Command, not validated again). `loaded`: the state and version
         the caller has just read, decided on without reading the stream again
@@ -131,6 +130,7 @@ class EncounterService:
                 encounter_id,
                 decide,
                 _respond(appended),
+                restore=CommandAnswer.model_validate,
                 expected_version=expected_version,
                 idempotency=idempotency,
                 loaded=None if loaded is None else Loaded(*loaded),
@@ -144,7 +144,7 @@ class EncounterService:
 
     def reveal(
         self, encounter_id: UUID, actor: Actor, *, idempotency: Idempotency | None = None
-    ) -> Response:
+    ) -> CommandAnswer:
         """The GM publishes the seed: from now on anyone can recompute every die."""
         return self.command(
             encounter_id, actor, "RevealSeed", {"server_seed": "0" * 64}, idempotency=idempotency
@@ -194,51 +194,11 @@ def _read(
     return encounter.parse_command(state, command_type, payload)
 
 
-def _respond(appended: list[DomainEvent]) -> Callable[[encounter.Encounter, int], Response]:
-    """The answer (also what a retried request gets back): the facts appended, each with its
-    version (the caller's route redacts them as every read does), the new version, and what
-    is awaited next (issue 19: a client needs no second read)."""
+def _respond(appended: list[DomainEvent]) -> Callable[[encounter.Encounter, int], CommandAnswer]:
+    """The answer (also what a retried request gets back) to the events `appended` holds
+    once the command has been decided."""
 
-    def respond(state: encounter.Encounter, version: int) -> Response:
-        point = encounter.procedure(state) if state.opened else None
-        awaited = point.awaiting if point is not None and not state.ended else ()
-        first = version - len(appended) + 1
-        awaiting = state.awaiting
-        return {
-            "id": str(state.id),
-            "version": version,
-            "commitment": state.commitment,
-            "procedure": point.model_dump(mode="json") if point else None,
-            "events": [e.event_type for e in appended],
-            "rolls": [
-                e.result.model_dump(mode="json")
-                for e in appended
-                if isinstance(e, EncounterDiceRolled)
-            ],
-            "rulings": [
-                e.model_dump(mode="json") for e in appended if isinstance(e, RulingRecorded)
-            ],
-            "facts": [
-                {
-                    "type": e.event_type,
-                    "version": first + i,
-                    "position": None,
-                    "at": e.at.isoformat(),
-                    "by": e.by,
-                    "payload": payload_of(e),
-                }
-                for i, e in enumerate(appended)
-            ],
-            "awaiting": {
-                "commands": [c.model_dump(mode="json") for c in awaited],
-                "die": None
-                if awaiting is None
-                else awaiting.die.model_dump(mode="json")
-                | {
-                    "command": awaiting.pending.command_type,
-                    "faces_entered": len(awaiting.pending.faces),
-                },
-            },
-        }
+    def respond(state: encounter.Encounter, version: int) -> CommandAnswer:
+        return command_answer(state, version, appended)
 
     return respond

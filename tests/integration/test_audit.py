@@ -42,9 +42,7 @@ def runtime(app_url: str, owner_url: str) -> Iterator[Runtime]:
 def small_fight(runtime: Runtime, *, reveal: bool = True) -> uuid.UUID:
     """Initiative (server dice), an attack declared by a player, a dodge with hand dice."""
     service = runtime.encounters
-    fight = uuid.UUID(
-        service.open(GM, ruleset_id="glorious_drive", options={}, battle_map={})["id"]
-    )
+    fight = uuid.UUID(service.open(GM, ruleset_id="glorious_drive", options={}, battle_map={}).id)
     joins: list[tuple[str, str, str, dict[str, Any]]] = [
         ("ace", "p1", "pc", sheet(1, 1, reaction=10, weapons=[weapon()])),
         ("grunt", "gm", "enemy", sheet(3, 1, reaction=2)),

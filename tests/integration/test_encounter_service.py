@@ -37,7 +37,7 @@ def runtime(app_url: str, owner_url: str) -> Iterator[Runtime]:
 def opened_fight(runtime: Runtime) -> uuid.UUID:
     service = runtime.encounters
     answer = service.open(GM, ruleset_id="glorious_drive", options={}, battle_map={})
-    fight = uuid.UUID(answer["id"])
+    fight = uuid.UUID(answer.id)
     joins: list[tuple[str, str, str, dict[str, Any]]] = [
         ("ace", "p1", "pc", sheet(1, 1, reaction=10, weapons=[weapon()])),
         ("grunt", "gm", "enemy", sheet(3, 1, reaction=2)),
@@ -63,10 +63,10 @@ def test_given_an_open_fight_when_initiative_is_rolled_then_dice_precede_the_rul
 ) -> None:
     fight = opened_fight(runtime)
     answer = runtime.encounters.command(fight, GM, "RollInitiative", {})
-    assert answer["events"][:2] == ["CommandIssued", "EncounterDiceRolled"]
-    assert "GD-INIT-1" in answer["rulings"][0]["rule_ids"]
+    assert answer.events[:2] == ["CommandIssued", "EncounterDiceRolled"]
+    assert "GD-INIT-1" in answer.rulings[0].rule_ids
     state, version = runtime.encounters.state(fight)
-    assert version == answer["version"]
+    assert version == answer.version
     assert state.rules.order == ("ace", "grunt")
 
 
@@ -93,7 +93,7 @@ def test_a_retried_command_with_the_same_key_appends_once(runtime: Runtime) -> N
     first = runtime.encounters.command(fight, GM, "RollInitiative", {}, idempotency=key)
     again = runtime.encounters.command(fight, GM, "RollInitiative", {}, idempotency=key)
     assert again == first
-    assert runtime.encounters.state(fight)[1] == first["version"]
+    assert runtime.encounters.state(fight)[1] == first.version
 
 
 def test_two_commands_on_one_version_exactly_one_succeeds(runtime: Runtime) -> None:
@@ -190,7 +190,7 @@ def test_a_retry_that_raced_its_committing_first_attempt_gets_its_answer_not_a_4
         fight, GM, "RollInitiative", {}, expected_version=version, idempotency=key
     )
     assert again == first
-    assert runtime.encounters.state(fight)[1] == first["version"]
+    assert runtime.encounters.state(fight)[1] == first.version
     with pytest.raises(StaleVersion):  # a different request at that version is still stale
         racing.command(fight, GM, "RollInitiative", {}, expected_version=version)
 
@@ -218,7 +218,7 @@ def test_a_retry_after_the_state_moved_on_gets_the_first_answer_and_appends_noth
     first = runtime.encounters.command(fight, GM, "RollInitiative", {}, idempotency=key)
     again = runtime.encounters.command(fight, GM, "RollInitiative", {}, idempotency=key)
     assert again == first
-    assert runtime.encounters.state(fight)[1] == first["version"]
+    assert runtime.encounters.state(fight)[1] == first.version
     with pytest.raises(RuleViolation):
         runtime.encounters.command(
             fight, GM, "RollInitiative", {}, idempotency=Idempotency("gm:other", "fingerprint")
@@ -243,7 +243,7 @@ def test_a_command_decided_on_the_state_its_caller_read_reads_the_stream_no_more
     answer = runtime.encounters.command(
         fight, GM, "RollInitiative", {}, expected_version=loaded[1], loaded=loaded
     )
-    assert answer["version"] > loaded[1]
+    assert answer.version > loaded[1]
     assert reads == []
 
 
@@ -258,7 +258,7 @@ def test_a_command_decided_on_a_state_another_command_moved_on_is_decided_again(
     moved = runtime.encounters.command(fight, GM, "RollInitiative", {})
     with pytest.raises(RuleViolation):  # initiative is rolled: refused on the fresh state
         runtime.encounters.command(fight, GM, "RollInitiative", {}, loaded=old)
-    assert runtime.encounters.state(fight)[1] == moved["version"]
+    assert runtime.encounters.state(fight)[1] == moved.version
 
 
 def test_a_command_read_by_the_api_is_recorded_as_its_payload_would_be(
@@ -277,7 +277,7 @@ def test_a_command_read_by_the_api_is_recorded_as_its_payload_would_be(
     read, named = opened_fight(runtime), opened_fight(runtime)
     by_object = runtime.encounters.command(read, GM, "RollInitiative", gd.RollInitiative())
     by_name = runtime.encounters.command(named, GM, "RollInitiative", {})
-    assert by_object["events"] == by_name["events"]
+    assert by_object.events == by_name.events
 
     def issued(fight: uuid.UUID) -> list[dict[str, Any]]:
         recorded = runtime.executor.ledger.read(fight)

@@ -48,14 +48,14 @@ def test_a_stale_known_state_is_caught_by_the_append_and_decided_again(
     fight = opened_fight(a)  # A knows the fight as its last join left it
     _, known = a.encounters.known(fight)
     rolled = b.encounters.command(fight, GM, "RollInitiative", {})  # B moves it on
-    assert a.encounters.known(fight)[1] == known < rolled["version"]  # A's is stale now
+    assert a.encounters.known(fight)[1] == known < rolled.version  # A's is stale now
 
     # GD-TURN: on A's stale state initiative is still to roll, so a cleanup would be refused;
     # on the log's state it is the next step, and that is what A must decide on.
     answer = a.encounters.command(fight, GM, "Cleanup", {"combatant_id": "ace"})
 
     state, version = replayed(a, fight)
-    assert answer["version"] == version == rolled["version"] + len(answer["events"])
+    assert answer.version == version == rolled.version + len(answer.events)
     assert a.encounters.known(fight) == (state, version)
     events = [r.event.event_type for r in a.ledger.read(fight, after=known)]
     assert events.count("CommandIssued") == 2  # B's roll and A's cleanup, both kept
@@ -70,8 +70,8 @@ def test_a_stale_if_match_on_a_stale_known_state_is_refused_with_the_current_ver
     rolled = b.encounters.command(fight, GM, "RollInitiative", {})
     with pytest.raises(StaleVersion) as refused:
         a.encounters.command(fight, GM, "RollInitiative", {}, expected_version=known)
-    assert refused.value.current == rolled["version"]
-    assert replayed(a, fight)[1] == rolled["version"]  # nothing appended
+    assert refused.value.current == rolled.version
+    assert replayed(a, fight)[1] == rolled.version  # nothing appended
 
 
 def test_a_refusal_stands_when_the_log_agrees_with_the_known_state(
@@ -102,7 +102,7 @@ def test_two_processes_taking_turns_lose_no_write(two_processes: tuple[Runtime, 
     versions = []
     for index, (name, body) in enumerate(turn):
         writer = (a, b)[index % 2]  # each command lands on the other's stale known state
-        versions.append(writer.encounters.command(fight, GM, name, body)["version"])
+        versions.append(writer.encounters.command(fight, GM, name, body).version)
     state, version = replayed(a, fight)
     assert versions == sorted(versions)
     assert versions[-1] == version

@@ -1,0 +1,154 @@
+"""What an encounter command answers, typed and declared once (issue #16 item 2).
+
+`command_answer` builds it from the state the command reached and the events it appended; the
+executor keeps it as JSON beside those events for a retry (restored by
+`CommandAnswer.model_validate`), and the API serves it as its response model, redacting the
+rulings and facts for a reader who may not see everything (api/routes/encounters.py). The
+class names are the OpenAPI schema names (tests/api/test_openapi*.py pins them).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+
+from pydantic import BaseModel, Field, JsonValue
+
+from domain.encounter import aggregate as encounter
+from domain.events import DomainEvent
+from domain.rules.records import EncounterDiceRolled, RulingRecorded
+from infra.services.visibility import payload_of
+
+
+class Awaited(BaseModel):
+    command: str
+    issuer: str = Field(description="'gm', or 'controller' of the combatant.")
+    combatant: str | None = None
+
+
+class AwaitedDiePublic(BaseModel):
+    """The hand die the encounter waits for (issue 19): any reader sees it; the member it is
+    for (or the GM) enters it with `EnterDie`."""
+
+    notation: str = Field(examples=["1D6"])
+    sides: int
+    purpose: str = Field(description="What the rules draw it for, rule ID first.")
+    rule_id: str
+    combatant: str | None
+    for_member: str = Field(description="Who enters it: a member id, or 'gm'.")
+    text_en: str = Field(examples=["1D6 faint for brute, GD-INJ-1"])
+    text_ja: str
+    command: str = Field(description="The command waiting for it.")
+    faces_entered: int = Field(description="Faces entered for that command so far.")
+
+
+class EventPublic(BaseModel):
+    type: str
+    version: int = Field(description="The encounter's version after this event (the cursor).")
+    position: int | None = Field(description="Position in the chained log.")
+    at: datetime
+    by: str
+    payload: dict[str, JsonValue]
+
+
+class EncounterRoll(BaseModel):
+    roll_seq: int
+    expression: str
+    purpose: str
+    source: str
+    client_seed: str | None
+    total: int
+    success: bool | None
+    text: str
+
+
+class Ruling(BaseModel):
+    rule_ids: list[str]
+    summary_en: str
+    summary_ja: str
+    roll_seqs: list[int]
+    inputs: dict[str, JsonValue]
+    outcome: dict[str, JsonValue]
+
+
+class AwaitingNext(BaseModel):
+    """What the encounter awaits after this command: the commands legal now, and the hand
+    die awaited (if any), so a client needs no second read."""
+
+    commands: list[Awaited] = Field(default_factory=list)
+    die: AwaitedDiePublic | None = None
+
+
+class CommandAnswer(BaseModel):
+    id: str
+    version: int = Field(description="The encounter's version now (also the ETag).")
+    commitment: str
+    events: list[str] = Field(description="Types of the events appended, in order.")
+    rolls: list[EncounterRoll]
+    rulings: list[Ruling]
+    facts: list[EventPublic] = Field(
+        default_factory=list,
+        description="The events appended, as the caller may see them (redacted as /events).",
+    )
+    awaiting: AwaitingNext = Field(default_factory=AwaitingNext)
+
+
+# What a ruling answers of its event (the options it read and the event's own `at`/`by` are
+# in its fact).
+_RULING_FIELDS: set[str] = set(Ruling.model_fields)
+
+
+def awaited_die_of(state: encounter.Encounter) -> AwaitedDiePublic | None:
+    """The awaited die, as every reader sees it: its notation, purpose and rule ID are what
+    the table sees asked for (no sheet number); the faces entered so far are only counted,
+    as the pending command's payload is not shown (it may aim at a hidden combatant)."""
+    if state.awaiting is None:
+        return None
+    die, pending = state.awaiting.die, state.awaiting.pending
+    return AwaitedDiePublic(
+        **die.model_dump(), command=pending.command_type, faces_entered=len(pending.faces)
+    )
+
+
+def command_answer(
+    state: encounter.Encounter, version: int, appended: Sequence[DomainEvent]
+) -> CommandAnswer:
+    """The answer to a command whose `appended` events brought the encounter to `state` at
+    `version`: the facts (each with its version; the route redacts them as every read does),
+    the rolls and rulings among them, and what is awaited next (issue 19)."""
+    point = encounter.procedure(state) if state.opened and not state.ended else None
+    first = version - len(appended) + 1
+    return CommandAnswer(
+        id=str(state.id),
+        version=version,
+        commitment=state.commitment,
+        events=[e.event_type for e in appended],
+        rolls=[
+            EncounterRoll.model_validate(e.result, from_attributes=True)
+            for e in appended
+            if isinstance(e, EncounterDiceRolled)
+        ],
+        rulings=[
+            Ruling.model_validate(e.model_dump(mode="json", include=_RULING_FIELDS))
+            for e in appended
+            if isinstance(e, RulingRecorded)
+        ],
+        facts=[
+            EventPublic(
+                type=e.event_type,
+                version=first + i,
+                position=None,
+                at=e.at,
+                by=e.by,
+                payload=payload_of(e),
+            )
+            for i, e in enumerate(appended)
+        ],
+        awaiting=AwaitingNext(
+            commands=[
+                Awaited.model_validate(c, from_attributes=True)
+                for c in (point.awaiting if point is not None else ())
+            ],
+            die=awaited_die_of(state),
+        ),
+    )
