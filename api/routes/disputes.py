@@ -25,7 +25,7 @@ from domain.encounter.replay import (
 )
 from domain.encounter.state import Encounter
 from domain.visibility.encounter import Policy
-from infra.services import AuditEntry, Idempotency, seen_through
+from infra.services import AuditEntry, DisputeAnswer, Idempotency, seen_through
 
 router = APIRouter(prefix="/v1/encounters", tags=["audit"])
 KeyDep = Annotated[Idempotency, Depends(idempotency_key)]
@@ -66,13 +66,6 @@ class DisputePublic(BaseModel):
     reason: str
     filed_by: str
     status: str
-
-
-class DisputeAnswer(BaseModel):
-    id: str
-    version: int
-    dispute_id: str
-    corrections: dict[str, Any] | None = None
 
 
 class Divergence(BaseModel):
@@ -283,8 +276,7 @@ def file_dispute(
 ) -> DisputeAnswer:
     """A player or the GM disputes a ruling, with a reason."""
     load_for(runtime, who, encounter_id, WRITERS)
-    answer = runtime.disputes.file(encounter_id, actor(who), body.ruling_version, body.reason, key)
-    return DisputeAnswer.model_validate(answer)
+    return runtime.disputes.file(encounter_id, actor(who), body.ruling_version, body.reason, key)
 
 
 @router.post("/{encounter_id}/disputes/{dispute_id}/uphold", response_model=DisputeAnswer)
@@ -298,9 +290,7 @@ def uphold(
 ) -> DisputeAnswer:
     """The GM keeps the ruling."""
     load_for(runtime, who, encounter_id, GM_ONLY)
-    return DisputeAnswer.model_validate(
-        runtime.disputes.uphold(encounter_id, actor(who), dispute_id, body.note, key)
-    )
+    return runtime.disputes.uphold(encounter_id, actor(who), dispute_id, body.note, key)
 
 
 @router.post("/{encounter_id}/disputes/{dispute_id}/amend", response_model=DisputeAnswer)
@@ -314,7 +304,7 @@ def amend(
 ) -> DisputeAnswer:
     """The GM adopts a replay: its differences are appended as corrections; history stays."""
     load_for(runtime, who, encounter_id, GM_ONLY)
-    answer = runtime.disputes.amend(
+    return runtime.disputes.amend(
         encounter_id,
         actor(who),
         dispute_id,
@@ -323,4 +313,3 @@ def amend(
         amendment=_amendment(body),
         idempotency=key,
     )
-    return DisputeAnswer.model_validate(answer)

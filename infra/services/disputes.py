@@ -10,14 +10,16 @@ from __future__ import annotations
 import secrets
 from collections.abc import Callable
 from datetime import datetime
+from typing import Any
 from uuid import UUID
 
 from domain.encounter import aggregate as encounter
 from domain.encounter import disputes, history
 from domain.encounter.replay import Amendment, ReplayResult, replay
 from domain.events import DomainEvent, JsonObject
+from infra.services.encounter_answers import DisputeAnswer
 from infra.services.encounters import Actor
-from infra.services.executor import Executor, Idempotency, Response
+from infra.services.executor import Executor, Idempotency
 
 
 class DisputeService:
@@ -59,7 +61,7 @@ class DisputeService:
         ruling_version: int,
         reason: str,
         idempotency: Idempotency | None = None,
-    ) -> Response:
+    ) -> DisputeAnswer:
         """Any player or the GM disputes a ruling, with a reason."""
         dispute_id = secrets.token_hex(4)
         events = self.events(encounter_id)
@@ -75,7 +77,7 @@ class DisputeService:
                 by=actor.member_id,
             ),
             idempotency,
-            {"dispute_id": dispute_id},
+            dispute_id,
         )
 
     def uphold(
@@ -85,14 +87,14 @@ class DisputeService:
         dispute_id: str,
         note: str,
         idempotency: Idempotency | None = None,
-    ) -> Response:
+    ) -> DisputeAnswer:
         return self._save(
             encounter_id,
             lambda state: disputes.uphold(
                 state, dispute_id, note, is_gm=actor.is_gm, at=self.clock(), by=actor.member_id
             ),
             idempotency,
-            {"dispute_id": dispute_id},
+            dispute_id,
         )
 
     def amend(
@@ -105,7 +107,7 @@ class DisputeService:
         options: JsonObject,
         amendment: Amendment | None,
         idempotency: Idempotency | None = None,
-    ) -> Response:
+    ) -> DisputeAnswer:
         """The GM adopts a replay: its differences are appended as corrections."""
         result = self.what_if(encounter_id, options=options, amendment=amendment)
         return self._save(
@@ -122,7 +124,8 @@ class DisputeService:
                 by=actor.member_id,
             ),
             idempotency,
-            {"dispute_id": dispute_id, "corrections": result.differences},
+            dispute_id,
+            result.differences,
         )
 
     def _save(
@@ -130,12 +133,19 @@ class DisputeService:
         encounter_id: UUID,
         decide: Callable[[encounter.Encounter], list[DomainEvent]],
         idempotency: Idempotency | None,
-        extra: Response,
-    ) -> Response:
+        dispute_id: str,
+        corrections: dict[str, Any] | None = None,
+    ) -> DisputeAnswer:
+        def respond(state: encounter.Encounter, version: int) -> DisputeAnswer:
+            return DisputeAnswer(
+                id=str(state.id), version=version, dispute_id=dispute_id, corrections=corrections
+            )
+
         return self.executor.execute(
             encounter.KIND,
             encounter_id,
             decide,
-            lambda state, version: {"id": str(state.id), "version": version} | extra,
+            respond,
+            restore=DisputeAnswer.model_validate,
             idempotency=idempotency,
         )

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
+from typing import Any
 
 from pydantic import BaseModel, Field, JsonValue
 
@@ -91,6 +92,16 @@ class CommandAnswer(BaseModel):
         description="The events appended, as the caller may see them (redacted as /events).",
     )
     awaiting: AwaitingNext = Field(default_factory=AwaitingNext)
+
+
+class DisputeAnswer(BaseModel):
+    """A dispute filed, upheld or amended: the encounter's version now, and for an amendment
+    the corrections it appended (the replay's differences)."""
+
+    id: str
+    version: int
+    dispute_id: str
+    corrections: dict[str, Any] | None = None
 
 
 # What a ruling answers of its event (the options it read and the event's own `at`/`by` are
