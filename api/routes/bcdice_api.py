@@ -251,16 +251,17 @@ def _roll_now(runtime: RuntimeDep, credential: str, system_id: str, command: str
         return _refused(str(error))
     finally:
         runtime.append_watch.bump()  # a write: this process's caches may be stale now
-    rolled = answer["roll"]
+    rolled = answer.roll
+    assert rolled is not None  # a roll's answer carries it
     return _answer(
         {
             "ok": True,
-            "text": rolled["text"],
-            "secret": rolled["secret"],
-            "success": rolled["success"],
-            "failure": rolled["failure"],
-            "critical": rolled["critical"],
-            "fumble": rolled["fumble"],
-            "rands": rolled["rands"],
+            "text": rolled.text,
+            "secret": rolled.secret,
+            "success": rolled.success,
+            "failure": rolled.failure,
+            "critical": rolled.critical,
+            "fumble": rolled.fumble,
+            "rands": [rand.model_dump() for rand in rolled.rands],
         }
     )

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import asdict
-from typing import Annotated, Any, Literal, Self
+from typing import Annotated, Self
 from uuid import UUID
 
 from fastapi import APIRouter, Depends, HTTPException, Response, status
@@ -16,7 +16,15 @@ from api.writes import etag, idempotency_key
 from domain.dice.bcdice.limits import MAX_RANDS
 from domain.roll_log import RollLog
 from domain.visibility.rolls import roll_view
-from infra.services import Idempotency, Principal, PrincipalRole, Runtime
+from infra.services import (
+    Idempotency,
+    Principal,
+    PrincipalRole,
+    RollAnswer,
+    RollLogPublic,
+    RollPublic,
+    Runtime,
+)
 
 router = APIRouter(tags=["rolls"])
 
@@ -57,63 +65,8 @@ class RollCreate(BaseModel):
         return self
 
 
-class RandPublic(BaseModel):
-    kind: str = Field(examples=["normal"])
-    sides: int
-    value: int
-
-
-class RollPublic(BaseModel):
-    """A roll in BCDice-API's shape (text, flags, rands) plus what Senki records about it."""
-
-    roll_seq: int
-    withheld: bool = Field(
-        default=False,
-        description="A secret roll you may not see yet: only its number is shown until the "
-        "log's seed is revealed (docs/visibility.md); its command, text, total, flags and "
-        "dice are then empty or null.",
-    )
-    command: str = Field(description="As typed, comment included.")
-    expression: str = Field(description="The command without its comment.")
-    comment: str
-    purpose: str
-    source: Literal["server", "hand"]
-    client_seed: str | None
-    text: str = Field(examples=["(2D6+3>=10) ＞ 7[3,4]+3 ＞ 10 ＞ 成功"])
-    total: int | None
-    success: bool | None = Field(description="BCDice's flag; null while the roll is withheld.")
-    failure: bool | None
-    critical: bool | None
-    fumble: bool | None
-    secret: bool = Field(description="Rolled in secret (a secret log, or BCDice's S prefix).")
-    rands: list[RandPublic]
-    faces: list[int] = Field(description="The values of `rands`, in rolling order.")
-    rolled_by: str | None = Field(
-        default=None,
-        description="Who rolled it: a member id, or `roller:<token id>` for a BCDice-API "
-        "address; null while the roll is withheld.",
-        examples=["aoi"],
-    )
-
-
-class RollLogPublic(BaseModel):
-    id: str
-    name: str
-    campaign_id: str | None
-    version: int
-    commitment: str = Field(description="sha256 of the server seed, published at opening.")
-    revealed_seed: str | None
-    rolls: int
-    secret: bool = Field(description="A secret log: its rolls are secret until revealed.")
-
-
 class RollLogFull(RollLogPublic):
     entries: list[RollPublic]
-
-
-class RollAnswer(BaseModel):
-    roll_log: RollLogPublic
-    roll: RollPublic | None
 
 
 class RollLogCheck(BaseModel):
@@ -130,22 +83,6 @@ class RollLogAudit(BaseModel):
     revealed_seed: str
     all_verified: bool
     checks: list[RollLogCheck]
-
-
-def _roll(data: dict[str, Any], by: str) -> RollPublic:
-    """A roll as its roller sees it, in the answer to their own request."""
-    command = str(data["command"])
-    parts = command.split(maxsplit=1)
-    return RollPublic.model_validate(
-        data
-        | {
-            "expression": parts[0] if parts else "",
-            "comment": parts[1].strip() if len(parts) == 2 else "",
-            "faces": [r["value"] for r in data["rands"]],
-            "withheld": False,
-            "rolled_by": by,
-        }
-    )
 
 
 def _seen(state: RollLog, who: Principal) -> list[RollPublic]:
@@ -171,10 +108,6 @@ def _seen(state: RollLog, who: Principal) -> list[RollPublic]:
         )
         for view in views
     ]
-
-
-def _public(answer: dict[str, Any]) -> RollLogPublic:
-    return RollLogPublic.model_validate(answer)
 
 
 def _load(
@@ -203,12 +136,12 @@ def roll(
         opened = runtime.roll_logs.open(
             body.name, by=who.actor, campaign_id=campaign_id, secret=body.secret, idempotency=key
         )
-        log_id = UUID(opened["id"])
+        log_id = UUID(opened.id)
         response.status_code = status.HTTP_201_CREATED
         response.headers["Location"] = f"/v1/roll-logs/{log_id}"
-        etag(response, opened["version"])
+        etag(response, opened.version)
         if body.expression is None:
-            return RollAnswer(roll_log=_public(opened), roll=None)
+            return RollAnswer(roll_log=opened, roll=None)
     elif _load(runtime, who, log_id, WRITERS)[0].campaign_id != campaign_id:
         raise HTTPException(404, f"campaign {campaign_id} has no roll log {log_id}")
     assert body.expression is not None  # checked by RollCreate
@@ -224,8 +157,8 @@ def roll(
         hand_faces=body.hand_faces,
         idempotency=rolled_key,
     )
-    etag(response, answer["version"])
-    return RollAnswer(roll_log=_public(answer), roll=_roll(answer["roll"], who.actor))
+    etag(response, answer.roll_log.version)
+    return answer
 
 
 @router.get("/v1/roll-logs/{log_id}", response_model=RollLogFull)
@@ -255,8 +188,8 @@ def reveal_roll_log(
     """The GM reveals the log's seed: anyone can now verify it; no more rolls in it."""
     _load(runtime, who, log_id, GM_ONLY)
     answer = runtime.roll_logs.reveal(log_id, by=who.actor, idempotency=key)
-    etag(response, answer["version"])
-    return _public(answer)
+    etag(response, answer.version)
+    return answer
 
 
 @router.get("/v1/roll-logs/{log_id}/verify", response_model=RollLogAudit)

@@ -54,18 +54,18 @@ def roll(
         service = runtime.roll_logs
         if log is None:
             opened = service.open("cli", by="cli")
-            log = UUID(opened["id"])
-            console.print(f"new roll log {log}\ncommitment sha256(seed) = {opened['commitment']}")
+            log = UUID(opened.id)
+            console.print(f"new roll log {log}\ncommitment sha256(seed) = {opened.commitment}")
         answer = service.roll(log, expression, by="cli", purpose=purpose, client_seed=client_seed)
     finally:
         runtime.close()
-    result = answer["roll"]
-    secret = " (secret)" if result["secret"] else ""
+    result = answer.roll
+    assert result is not None  # a roll's answer carries it
+    secret = " (secret)" if result.secret else ""
     # BCDice's text leaves out the roller's comment (`1D6>=5 回避`): say it, as a table does.
-    parts = str(result.get("command", "")).split(maxsplit=1)
-    said = f"{parts[1].strip()}: " if len(parts) == 2 else ""
-    console.print(f"#{result['roll_seq']}{secret} {said}{result['text']}", markup=False)
-    console.print(f"dice: {[r['value'] for r in result['rands']]}  (log {log})")
+    said = f"{result.comment}: " if result.comment else ""
+    console.print(f"#{result.roll_seq}{secret} {said}{result.text}", markup=False)
+    console.print(f"dice: {result.faces}  (log {log})")
 
 
 @dice_app.command("reveal")
@@ -76,7 +76,7 @@ def reveal(log: Annotated[UUID, typer.Argument(help="The roll log.")]) -> None:
         answer = runtime.roll_logs.reveal(log, by="cli")
     finally:
         runtime.close()
-    console.print(f"seed {answer['revealed_seed']} (commitment {answer['commitment']})")
+    console.print(f"seed {answer.revealed_seed} (commitment {answer.commitment})")
 
 
 @dice_app.command("verify")

@@ -53,6 +53,7 @@ from infra.services.ports import (
     ShardDownView,
     Unavailable,
 )
+from infra.services.roll_answers import RandPublic, RollAnswer, RollLogPublic, RollPublic
 from infra.services.runtime import Runtime
 from infra.services.scenarios import describe as describe_scenarios
 from infra.services.units import describe as describe_units
@@ -94,11 +95,15 @@ __all__ = [
     "Principal",
     "PrincipalRole",
     "ProjectionPositionView",
+    "RandPublic",
     "RatioPublic",
     "Recorded",
     "Reflected",
     "RefusedSnapshotsCollector",
     "Role",
+    "RollAnswer",
+    "RollLogPublic",
+    "RollPublic",
     "Ruleset",
     "Ruling",
     "Runtime",

@@ -8,7 +8,8 @@ from uuid import UUID
 
 from domain import roll_log
 from domain.dice import Verification, commitment, derive_server_seed
-from infra.services.executor import Executor, Idempotency, Response, new_stream_id
+from infra.services.executor import Executor, Idempotency, new_stream_id
+from infra.services.roll_answers import RollAnswer, RollLogPublic, log_public, rolled
 
 
 class RollLogService:
@@ -29,7 +30,7 @@ class RollLogService:
         campaign_id: UUID | None = None,
         secret: bool = False,
         idempotency: Idempotency | None = None,
-    ) -> Response:
+    ) -> RollLogPublic:
         """Open a log and publish the commitment to its server seed."""
         log_id = new_stream_id(idempotency)
         seed = derive_server_seed(self.master_key, log_id)
@@ -40,7 +41,8 @@ class RollLogService:
             roll_log.KIND,
             log_id,
             events,
-            _describe,
+            log_public,
+            restore=RollLogPublic.model_validate,
             idempotency=idempotency,
             campaign_id=campaign_id,
         )
@@ -57,7 +59,7 @@ class RollLogService:
         hand_faces: list[int] | None = None,
         system: str = "DiceBot",
         idempotency: Idempotency | None = None,
-    ) -> Response:
+    ) -> RollAnswer:
         """Roll server dice in the log (or record `hand_faces`); the response carries the roll."""
         seed = derive_server_seed(self.master_key, log_id)
         return self.executor.execute(
@@ -75,24 +77,22 @@ class RollLogService:
                 hand_faces=hand_faces,
                 system=system,
             ),
-            lambda state, version: (
-                _describe(state, version)
-                | {
-                    "roll": state.rolls[-1].model_dump(mode="json")
-                    | {"secret": state.is_secret(state.rolls[-1].roll_seq)}
-                }
-            ),
+            lambda state, version: rolled(state, version, by),
+            restore=RollAnswer.model_validate,
             idempotency=idempotency,
         )
 
-    def reveal(self, log_id: UUID, *, by: str, idempotency: Idempotency | None = None) -> Response:
+    def reveal(
+        self, log_id: UUID, *, by: str, idempotency: Idempotency | None = None
+    ) -> RollLogPublic:
         """Publish the server seed; no more rolls after this."""
         seed = derive_server_seed(self.master_key, log_id)
         return self.executor.execute(
             roll_log.KIND,
             log_id,
             lambda state: roll_log.reveal(state, seed, at=self.clock(), by=by),
-            _describe,
+            log_public,
+            restore=RollLogPublic.model_validate,
             idempotency=idempotency,
         )
 
@@ -105,16 +105,3 @@ class RollLogService:
         """Recompute every roll of a revealed log."""
         state = self.executor.load(roll_log.KIND, log_id).state
         return state, roll_log.audit(state)
-
-
-def _describe(state: roll_log.RollLog, version: int) -> Response:
-    return {
-        "id": str(state.id),
-        "name": state.name,
-        "campaign_id": str(state.campaign_id) if state.campaign_id else None,
-        "version": version,
-        "commitment": state.commitment,
-        "rolls": len(state.rolls),
-        "revealed_seed": state.revealed_seed,
-        "secret": state.secret,
-    }

@@ -52,7 +52,7 @@ def test_given_rolls_the_head_moves_and_matches_verify(
     client: TestClient, runtime: Runtime
 ) -> None:
     log = runtime.roll_logs.open("table", by="gm")
-    runtime.roll_logs.roll(uuid.UUID(log["id"]), "2D6", by="gm")
+    runtime.roll_logs.roll(uuid.UUID(log.id), "2D6", by="gm")
     head = client.get("/v1/log/head").json()["heads"][0]
     report = runtime.ledger.verify()
     assert (head["position"], head["chain_hash"]) == (report.head_position, report.head_hash.hex())

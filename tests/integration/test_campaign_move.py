@@ -16,7 +16,6 @@ import time
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any
 from uuid import UUID
 
 import psycopg
@@ -29,6 +28,7 @@ from infra import bootstrap
 from infra.cli.main import app as cli_app
 from infra.projector.admin import request_rebuild
 from infra.services.executor import Idempotency
+from infra.services.roll_answers import RollAnswer
 from infra.settings import Settings
 from infra.store.ledger import ConcurrencyConflict, Ledger, StreamMoved, StreamWrite
 from infra.store.move import STEPS, MoveRefused, move_campaign
@@ -62,11 +62,10 @@ class Table:
     def source(self) -> int:
         return self.runtime.ledger.placements.lookup(UUID(self.campaign))
 
-    def roll(self, log: UUID, idem: str | None = None) -> dict[str, Any]:
-        answer: dict[str, Any] = self.runtime.roll_logs.roll(
+    def roll(self, log: UUID, idem: str | None = None) -> RollAnswer:
+        return self.runtime.roll_logs.roll(
             log, "2D6", by="gm", idempotency=Idempotency(idem or str(uuid.uuid4()), "fp")
         )
-        return answer
 
 
 @pytest.fixture
@@ -142,7 +141,7 @@ def test_a_moved_campaign_lives_on_its_new_shard_and_the_old_copy_is_fenced(
         rolled = stale.roll_logs.roll(log, "2D6", by="gm")
     finally:
         stale.close()
-    assert rolled["version"] == last.version + 1
+    assert rolled.roll_log.version == last.version + 1
     assert len(events_of(table.owner_url, target, str(log))) == last.version + 1
     assert len(events_of(table.owner_url, source, str(log))) == last.version
     fresh = bootstrap.start(settings(table.app_url, SHARDS))
@@ -178,7 +177,7 @@ def test_a_request_retried_after_the_move_gets_its_first_answer(table: Table) ->
     move_campaign(table.runtime.ledger, UUID(table.campaign), 1 - table.source)
     again = table.roll(log, idem="roll-before-the-move")
     assert again == first
-    assert len(events_of(table.owner_url, 1 - table.source, str(log))) == first["version"]
+    assert len(events_of(table.owner_url, 1 - table.source, str(log))) == first.roll_log.version
 
 
 @pytest.mark.parametrize("step", STEPS)
@@ -203,7 +202,9 @@ def test_a_move_interrupted_at_any_step_resumes_when_run_again(table: Table, ste
     assert {s: events_of(table.owner_url, target, s) for s in table.streams} == before
     assert relocations(table.owner_url) == sorted((s, target) for s in table.streams)
     assert table.runtime.ledger.verify(shard=target).ok
-    assert table.roll(table.roll_logs[0])["version"] == len(before[str(table.roll_logs[0])]) + 1
+    assert (
+        table.roll(table.roll_logs[0]).roll_log.version == len(before[str(table.roll_logs[0])]) + 1
+    )
 
 
 def test_moving_is_refused_when_it_cannot_be_done(table: Table) -> None:
@@ -276,7 +277,8 @@ def test_commands_sent_while_the_campaign_moves_are_kept_exactly_once(table: Tab
                     # colliding: a client sends the same request again, with the same key.
                     refused[0] += 1
                     time.sleep(0.01)
-            acknowledged[log].append(int(answer["roll"]["roll_seq"]))
+            assert answer.roll is not None
+            acknowledged[log].append(answer.roll.roll_seq)
             if moving.is_set():
                 during[0] += 1
 

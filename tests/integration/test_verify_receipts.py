@@ -46,7 +46,7 @@ def head_at_100(app_url: str, owner_url: str) -> str:
     """Roll dice into one log until its shard's head is position 100; its receipt."""
     runtime = start_runtime(app_url, owner_url)
     try:
-        log = uuid.UUID(runtime.roll_logs.open("receipts", by="gm")["id"])
+        log = uuid.UUID(runtime.roll_logs.open("receipts", by="gm").id)
         shard = runtime.ledger.shard_of(log)
         while runtime.ledger.head(shard=shard).position < 100:
             runtime.roll_logs.roll(log, "1D6", by="gm")
