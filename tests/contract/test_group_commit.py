@@ -135,6 +135,19 @@ class GroupCommit(OnSenkiShard):
             rows = conn.execute(f"SELECT key FROM {SCHEMA}.{self.tables.idempotency}").fetchall()
         return {str(row[0]) for row in rows}
 
+    def test_the_batch_function_runs_with_the_callers_rights_for_the_service_role_only(
+        self,
+    ) -> None:
+        function = f"{SCHEMA}.{self.tables.append_batch_function}"
+        with psycopg.connect(self.owner_url) as conn:
+            row = conn.execute(
+                "SELECT prosecdef, proconfig, has_function_privilege(%s, oid, 'EXECUTE'), "
+                "has_function_privilege('public', oid, 'EXECUTE') FROM pg_proc "
+                "WHERE oid = to_regproc(%s)",
+                (APP_ROLE, function),
+            ).fetchone()
+        assert row == (False, ["search_path=pg_catalog, pg_temp"], True, False)
+
     # Batching happens, and only when appends queue.
 
     def test_an_append_alone_takes_the_single_path(self) -> None:
