@@ -55,24 +55,29 @@ class Drive:
 
 
 Step = Callable[[], object]
+# (calls sent to the shards' append functions, appends they carried) so far: group commit's
+# appends per call (infra/store/recorder.py); (0, 0) for the raw reference.
+Sent = Callable[[], tuple[int, int]]
 
 
 def work(drive: Drive, ready: Barrier, results: Queue[tuple[str, Any]]) -> None:
-    """Entry point of a worker process: put ("ok", (count, CPU seconds, begin, end)) for the
-    measured window, or ("error", traceback). The CPU time says whether the client was the limit."""
+    """Entry point of a worker process: put ("ok", (count, CPU seconds, begin, end, calls,
+    appends)) for the measured window, or ("error", traceback). The CPU time says whether the
+    client was the limit; calls and appends how many appends each call carried."""
     try:
-        with _raw(drive) if drive.raw else _senki(drive) as steps:
+        with _raw(drive) if drive.raw else _senki(drive) as (steps, sent):
             ready.wait(timeout=300)
             begin = time.time() + drive.warmup
             end = begin + drive.seconds
             with ThreadPoolExecutor(len(steps)) as pool:
                 running = [pool.submit(_run, step, begin, end) for step in steps]
                 time.sleep(max(0.0, begin - time.time()))
-                cpu = time.process_time()
+                cpu, before = time.process_time(), sent()
                 time.sleep(max(0.0, end - time.time()))
-                cpu = time.process_time() - cpu
+                cpu, after = time.process_time() - cpu, sent()
                 done = sum(future.result() for future in running)
-        results.put(("ok", (done, cpu, begin, end)))
+        calls, appends = (a - b for a, b in zip(after, before, strict=True))
+        results.put(("ok", (done, cpu, begin, end, calls, appends)))
     except BaseException:
         ready.abort()  # the others must not wait for a worker that will never come
         results.put(("error", traceback.format_exc()))
@@ -89,7 +94,7 @@ def _run(step: Step, begin: float, end: float) -> int:
 
 
 @contextmanager
-def _senki(drive: Drive) -> Iterator[list[Step]]:
+def _senki(drive: Drive) -> Iterator[tuple[list[Step], Sent]]:
     settings = Settings(
         database_url=SecretStr(drive.url),
         dice_master_key=SecretStr(KEY),
@@ -101,7 +106,12 @@ def _senki(drive: Drive) -> Iterator[list[Step]]:
         steps = [_turns(runtime, uuid.UUID(fight)) for fight in drive.fights]
         for fight in drive.fights:  # placements and states cached before the clock starts
             runtime.encounters.state(uuid.UUID(fight))
-        yield steps
+        queues = [shard.recorder.queue for shard in runtime.ledger.shards]
+
+        def sent() -> tuple[int, int]:
+            return sum(q.calls for q in queues), sum(q.appends for q in queues)
+
+        yield steps, sent
     finally:
         runtime.close()
 
@@ -117,12 +127,15 @@ def _turns(runtime: bootstrap.Runtime, fight: uuid.UUID) -> Step:
 
 
 @contextmanager
-def _raw(drive: Drive) -> Iterator[list[Step]]:
+def _raw(drive: Drive) -> Iterator[tuple[list[Step], Sent]]:
     connections = [psycopg.connect(drive.url, autocommit=True) for _ in drive.fights]
     insert = f"INSERT INTO {RAW_TABLE} (stream, body) VALUES (%s, %s)"
     try:
         # Autocommit: each INSERT is its own transaction, committed (and flushed) alone.
-        yield [partial(conn.execute, insert, (uuid.uuid4(), RAW_BODY)) for conn in connections]
+        steps: list[Step] = [
+            partial(conn.execute, insert, (uuid.uuid4(), RAW_BODY)) for conn in connections
+        ]
+        yield steps, lambda: (0, 0)
     finally:
         for conn in connections:
             conn.close()

@@ -16,10 +16,12 @@ one-row-per-transaction INSERTs into a plain table, one connection per thread. E
 count gets a fresh database migrated with it. After the N-shard run the events in each shard
 table are counted and printed; a run that put every event on one shard fails.
 
-Printed with each run, to say where the time went: the CPU the driving processes used (near
-their share of the machine: the client was the limit), and what the database's backends were
-doing, sampled from pg_stat_activity (bench/write_waits.py): queued on a shard's write lock,
-holding it while waiting for their client, flushing WAL, or idle while the client decides.
+Printed with each run, to say where the time went: the CPU the driving processes used and the
+CPU the PostgreSQL server used, as "drivers X cores + PostgreSQL Y cores of N" (near N: the
+machine, not the store, was the limit), and what the database's backends were doing, sampled
+from pg_stat_activity (bench/write_waits.py): queued on a shard's write lock, holding it while
+waiting for their client, flushing WAL, or idle while the client decides; and how many
+appends each call to a shard carried (group commit, infra/store/recorder.py).
 
 Aims (issue 7): N = 4 shards at least 0.5× the raw figure, and at least 2× the 1-shard figure.
 """
@@ -27,6 +29,7 @@ Aims (issue 7): N = 4 shards at least 0.5× the raw figure, and at least 2× the
 from __future__ import annotations
 
 import multiprocessing
+import os
 import time
 import uuid
 from dataclasses import dataclass, replace
@@ -106,14 +109,30 @@ def drive(template: Drive, fights: list[str], workers: int, owner: str) -> float
     counts = [detail for _, detail in answers]
     done, cpu = sum(int(c[0]) for c in counts), sum(float(c[1]) for c in counts)
     begin, end = min(float(c[2]) for c in counts), max(float(c[3]) for c in counts)
+    calls, appends = sum(int(c[4]) for c in counts), sum(int(c[5]) for c in counts)
     what = "raw inserts" if template.raw else f"commands on {template.shards} shard(s)"
+    batching = "" if template.raw else f"; {appends / max(calls, 1):.1f} appends per call"
     print(
         f"{what}: {done / template.seconds:,.0f}/s; the {len(shares)} driving processes used "
-        f"{cpu / template.seconds:.2f} cores, {1000 * cpu / max(done, 1):.2f} ms CPU each\n"
+        f"{cpu / template.seconds:.2f} cores, {1000 * cpu / max(done, 1):.2f} ms CPU each"
+        f"{batching}\n"
+        f"  CPU: {_cores(cpu / template.seconds, waits.cores(begin, end))}\n"
         f"  its backends, sampled: {waits.describe(begin, end)}",
         flush=True,
     )
     return done / template.seconds
+
+
+def _cores(drivers: float, server: tuple[float, float] | None) -> str:
+    """'drivers X cores + PostgreSQL Y cores of N': near N, the machine was the limit (the
+    whole machine's busy cores beside it: on a shared machine, other work takes some)."""
+    if server is None:
+        return f"drivers {drivers:.2f} cores + PostgreSQL unknown (not on this machine)"
+    postgres, busy = server
+    return (
+        f"drivers {drivers:.2f} cores + PostgreSQL {postgres:.2f} cores of {os.cpu_count()} "
+        f"(the whole machine busy: {busy:.2f})"
+    )
 
 
 def measure(superuser: str, shards: int, load: Load) -> Measured:

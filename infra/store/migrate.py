@@ -21,8 +21,10 @@ from infra.store.recorder import SenkiRecorder
 # 7: one append, one statement (append.sql: events_N_append, EXECUTE granted to the service
 # role; a version-6 database is upgraded by running `senki db migrate` again); 9: moving a
 # campaign between shards (move.sql per shard: the fence and the copy markers, which
-# append.sql's function reads; move_home.sql: senki.relocations)
-SCHEMA_VERSION = 9
+# append.sql's function reads; move_home.sql: senki.relocations); 10: group commit
+# (append_batch.sql: events_N_append_batch, several queued appends in one transaction; a
+# version-9 database gets it by running `senki db migrate` again)
+SCHEMA_VERSION = 10
 # Read models (infra/projector): rebuildable from the log, so the service role owns their tables.
 READ_SCHEMA = "senki_read"
 _MIGRATION_LOCK = 0x53454E4B49  # "SENKI": one migrator at a time (k8s Job and embedded serve)
@@ -102,6 +104,7 @@ def _create_shards(
         _run_file(conn, "snapshot_seal.sql", app_role, tables)
         _run_file(conn, "move.sql", app_role, tables)  # the fence the append function reads
         _run_file(conn, "append.sql", app_role, tables)
+        _run_file(conn, "append_batch.sql", app_role, tables)
 
 
 def _record(conn: psycopg.Connection[tuple[object, ...]]) -> None:
@@ -214,6 +217,7 @@ def _run_file(
             "sequence": sql.Identifier(tables.sequence),
             "chain_fn": sql.Identifier(f"{tables.events}_chain_link"),
             "append_fn": sql.Identifier(tables.append_function),
+            "append_batch_fn": sql.Identifier(tables.append_batch_function),
             "moved": sql.Identifier(f"{tables.events}_moved"),
             "copies": sql.Identifier(f"{tables.events}_copies"),
             "genesis": sql.Literal(tables.chain_genesis),

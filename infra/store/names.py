@@ -30,6 +30,11 @@ class ShardTables:
         return f"events_{self.index}_append"
 
     @property
+    def append_batch_function(self) -> str:
+        """The function queued appends are sent as together (infra/sql/append_batch.sql)."""
+        return f"events_{self.index}_append_batch"
+
+    @property
     def snapshots(self) -> str:
         return f"snapshots_{self.index}"
 

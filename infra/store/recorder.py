@@ -9,7 +9,11 @@ What Senki changes, within the library's own extension points:
   states it holds are stale (infra/services/append_watch.py); an append of very many streams
   sends no payload, which a listener takes as "anything may have changed";
 - the whole append is one statement, a call of the shard's append function (infra/sql/
-  append.sql), with binary parameters (see `_append_once`).
+  append.sql), with binary parameters (see `_append_once`);
+- group commit: appends that arrive while another append of the same recorder is in flight
+  queue up and go together, as one call of the shard's batch function (infra/sql/
+  append_batch.sql), so they share one write lock, one NOTIFY and one WAL flush; each still
+  gets its own positions or its own refusal (see `SenkiRecorder.insert_events`).
 
 Reads and appends are retried on a lost connection (infra/store/retry.py says which errors
 are, and why the others are not); `SenkiRecorder.insert_events` says why an append may be.
@@ -21,21 +25,25 @@ from __future__ import annotations
 
 import json
 import struct
+import threading
 import weakref
+from collections import deque
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 from uuid import UUID
 
+import psycopg
 import pydantic_core
-from eventsourcing.persistence import IntegrityError, StoredEvent
+from eventsourcing import persistence
+from eventsourcing.persistence import IntegrityError, PersistenceError, StoredEvent
 from eventsourcing.postgres import (
     PostgresApplicationRecorder,
     PostgresDatastore,
 )
 from psycopg import Connection
 from psycopg.adapt import Dumper
-from psycopg.pq import Format
+from psycopg.pq import DiagnosticField, Format
 from psycopg.sql import SQL, Identifier
 from psycopg.types.json import Jsonb
 
@@ -43,6 +51,9 @@ from infra.store.names import ShardTables
 from infra.store.retry import ATTEMPTS, LOST, connection_lost, pause, retried_read
 
 _MOST_STREAMS_NAMED = 100  # 100 ids of 36 characters, and commas: well under 8000 bytes
+# Appends sent as one batch at most: each runs in a subtransaction, and a backend caches the
+# ids of 64; past that every snapshot taken in the cluster gets slower (suboverflow).
+MOST_BATCHED = 32
 
 
 class _Array(bytes):
@@ -69,6 +80,14 @@ class _Byteas(_Array):
     array_oid = 1001  # bytea[]
 
 
+class _Ints(_Array):
+    array_oid = 1007  # integer[]
+
+
+class _Jsonbs(_Array):
+    array_oid = 3807  # jsonb[]
+
+
 def _dumper_of(array: type[_Array]) -> type[Dumper]:
     class ArrayDumper(Dumper):
         format = Format.BINARY
@@ -80,12 +99,15 @@ def _dumper_of(array: type[_Array]) -> type[Dumper]:
     return ArrayDumper
 
 
-_ARRAYS: tuple[type[_Array], ...] = (_Uuids, _Bigints, _Texts, _Byteas)
+_ARRAYS: tuple[type[_Array], ...] = (_Uuids, _Bigints, _Texts, _Byteas, _Ints, _Jsonbs)
 _DUMPERS = {array: _dumper_of(array) for array in _ARRAYS}
 _HEAD = struct.Struct("!iiiii")  # dimensions, has-nulls, element oid, length, lower bound
 _EMPTY = struct.Struct("!iii")
 _LENGTH = struct.Struct("!i")
 _BIGINT = struct.Struct("!iq")  # an element's length (8) and its value
+_INT = struct.Struct("!ii")  # an element's length (4) and its value
+_NULL = _LENGTH.pack(-1)  # a NULL element: length -1, no bytes
+_JSONB_VERSION = b"\x01"  # jsonb's binary format: a version byte, then the JSON text
 
 
 def _array(kind: type[_Array], element_oid: int, items: Sequence[bytes]) -> _Array:
@@ -103,6 +125,24 @@ def _bigints(values: Sequence[int]) -> _Array:
         return _Bigints(_EMPTY.pack(0, 0, 20))
     head = _HEAD.pack(1, 0, 20, len(values), 1)
     return _Bigints(head + b"".join(_BIGINT.pack(8, value) for value in values))
+
+
+def _nullable(kind: type[_Array], element_oid: int, items: Sequence[bytes | None]) -> _Array:
+    """`_array` for items that may be NULL (the batch's per-append keys and answers)."""
+    if not items:
+        return kind(_EMPTY.pack(0, 0, element_oid))
+    nulls = int(any(item is None for item in items))
+    parts = [_HEAD.pack(1, nulls, element_oid, len(items), 1)]
+    for item in items:
+        parts.append(_NULL if item is None else _LENGTH.pack(len(item)) + item)
+    return kind(b"".join(parts))
+
+
+def _ints(values: Sequence[int]) -> _Array:
+    if not values:
+        return _Ints(_EMPTY.pack(0, 0, 23))
+    head = _HEAD.pack(1, 0, 23, len(values), 1)
+    return _Ints(head + b"".join(_INT.pack(4, value) for value in values))
 
 
 def _arrays(stored_events: Sequence[StoredEvent]) -> tuple[_Array, _Array, _Array, _Array]:
@@ -124,6 +164,94 @@ class IdempotencyRecord:
     response: dict[str, Any]
 
 
+@dataclass(eq=False)
+class _Appending:
+    """One append waiting in the queue, then its outcome: positions, or the error to raise."""
+
+    events: Sequence[StoredEvent]
+    record: IdempotencyRecord | None
+    ready: threading.Event = field(default_factory=threading.Event)
+    lead: bool = False  # woken to send the next batch, not with an outcome
+    positions: list[int] = field(default_factory=list)
+    error: BaseException | None = None
+
+    def outcome(self) -> list[int]:
+        if self.error is not None:
+            raise self.error
+        return self.positions
+
+
+class _Queue:
+    """The appends of one recorder waiting while another of its appends is in flight.
+
+    At most one call is in flight: whoever arrives while the recorder is idle sends its own
+    append at once (the single path), anyone else queues. When the call in flight returns,
+    the first one queued leads: it takes itself and what queued behind it (up to
+    MOST_BATCHED) as the next call, and once that returns hands over in turn, so each
+    thread leads at most its own batch and no thread serves the others for ever."""
+
+    def __init__(self) -> None:
+        self._guard = threading.Lock()
+        self._busy = False
+        self._waiting: deque[_Appending] = deque()
+        # Calls sent and the appends they carried, for the benchmark's appends per call.
+        self.calls = 0
+        self.appends = 0
+
+    def enter(
+        self, events: Sequence[StoredEvent], record: IdempotencyRecord | None
+    ) -> _Appending | None:
+        """None: nothing is in flight, send it now (nothing else is made, so the single path
+        costs what it did); else the queued append, which waits for `ready`."""
+        with self._guard:
+            if not self._busy:
+                self._busy = True
+                self.calls += 1
+                self.appends += 1
+                return None
+            appending = _Appending(events, record)
+            self._waiting.append(appending)
+            return appending
+
+    def batch_of(self, leader: _Appending) -> list[_Appending]:
+        """The leader and the appends queued behind it, in arrival order."""
+        batch = [leader]
+        with self._guard:
+            while self._waiting and len(batch) < MOST_BATCHED:
+                batch.append(self._waiting.popleft())
+            self.calls += 1
+            self.appends += len(batch)
+        return batch
+
+    def hand_over(self) -> None:
+        """The call in flight returned: wake the next leader, or fall idle."""
+        with self._guard:
+            if not self._waiting:
+                self._busy = False
+                return
+            leader = self._waiting.popleft()
+            leader.lead = True
+        leader.ready.set()
+
+    def leave(self, appending: _Appending) -> None:
+        """A waiting thread gives up (interrupted): out of the queue if still in it; if it was
+        just made leader, the lead passes on, so the queue never waits for a thread that
+        left. Already in a batch: that batch sets its outcome, which no one reads."""
+        with self._guard:
+            if appending in self._waiting:
+                self._waiting.remove(appending)
+                return
+            chosen = appending.lead
+        if chosen:
+            self.hand_over()
+
+    @property
+    def queued(self) -> int:
+        """How many appends wait (for tests and diagnostics)."""
+        with self._guard:
+            return len(self._waiting)
+
+
 class SenkiRecorder(PostgresApplicationRecorder):
     """Application recorder for one shard's events table.
 
@@ -141,6 +269,18 @@ class SenkiRecorder(PostgresApplicationRecorder):
     usual (the executor then answers from the idempotency record, or 409). A repeat of one
     that did not commit simply appends. Not retried: a refused append (an IntegrityError from
     anyone else's keys), a write-lock timeout and a pool timeout (retry.py says why).
+
+    Group commit: an append that arrives while another append of this recorder is in flight
+    waits in `queue`, and the queued appends then go as one call of the shard's batch
+    function (infra/sql/append_batch.sql): one write lock, one NOTIFY, one COMMIT and its WAL
+    flush for them all, where each used to queue on the lock through the others' flushes. Each
+    append still answers for itself, as if it had been sent alone: its own positions, or the
+    IntegrityError naming the constraint that refused it (its key, or a (stream, version)
+    taken, also by an earlier append of the same batch), or the move fence's SKMOV refusal;
+    a refused append changes nothing and the others of its batch go on. An error of the whole
+    call (a lock or pool timeout) is every append's. A lost connection sends each append of
+    the batch back here to retry alone, with the lost-ack check above, so a batch that did
+    commit is recognised append by append. An append alone takes the single path unchanged.
     """
 
     def __init__(self, datastore: PostgresDatastore, *, tables: ShardTables) -> None:
@@ -158,6 +298,16 @@ class SenkiRecorder(PostgresApplicationRecorder):
             .format(schema, Identifier(tables.append_function))
             .as_bytes(None)
         )
+        self._append_batch = (
+            SQL(
+                "SELECT positions, refused, message, detail, hint, constraint_name FROM "
+                "{0}.{1}(%b::uuid[], %b::bigint[], %b::text[], %b::bytea[], %b::integer[], "
+                "%b::text[], %b::text[], %b::jsonb[], %b::text, %b::text, %b::text)"
+            )
+            .format(schema, Identifier(tables.append_batch_function))
+            .as_bytes(None)
+        )
+        self.queue = _Queue()
         self._lock_timeout = f"{datastore.lock_timeout}s"
         # The pool's connections that know the array dumpers (registered on first use).
         self._taught: weakref.WeakSet[Connection[Any]] = weakref.WeakSet()
@@ -197,7 +347,9 @@ class SenkiRecorder(PostgresApplicationRecorder):
         lost = 0
         while True:
             try:
-                return self._append_once(stored_events, record)
+                if lost:  # alone: a batch that did commit is then recognised append by append
+                    return self._append_once(stored_events, record)
+                return self._append_grouped(stored_events, record)
             except IntegrityError:
                 # Only a repeat can meet its own first attempt's commit.
                 found = self._appended_before(stored_events, record) if lost else None
@@ -209,6 +361,85 @@ class SenkiRecorder(PostgresApplicationRecorder):
                 if lost >= ATTEMPTS or not connection_lost(error):
                     raise
                 pause()
+
+    def _append_grouped(
+        self, stored_events: Sequence[StoredEvent], record: IdempotencyRecord | None
+    ) -> list[int]:
+        """Alone when the recorder is idle; else queued, and sent with the others queued."""
+        appending = self.queue.enter(stored_events, record)
+        if appending is None:
+            try:
+                return self._append_once(stored_events, record)
+            finally:
+                self.queue.hand_over()
+        try:
+            appending.ready.wait()
+        except BaseException:
+            self.queue.leave(appending)
+            raise
+        if appending.lead:
+            self._lead(appending)
+        return appending.outcome()
+
+    def _lead(self, leader: _Appending) -> None:
+        """Send the next batch: the leader's append and those queued behind it. Whatever
+        happens, each gets an outcome and is woken, and the lead passes on."""
+        batch = self.queue.batch_of(leader)
+        try:
+            if len(batch) == 1:
+                leader.positions = self._append_once(leader.events, leader.record)
+            else:
+                self._send_batch(batch)
+        except BaseException as error:
+            leader.error = error
+            for appending in batch[1:]:
+                appending.error = _twin(error)
+        finally:
+            self.queue.hand_over()
+            for appending in batch[1:]:
+                appending.ready.set()
+
+    def _send_batch(self, batch: Sequence[_Appending]) -> None:
+        """One call of the batch function; each append's outcome set from its row."""
+        events = [event for appending in batch for event in appending.events]
+        records = [appending.record for appending in batch]
+        parameters = (
+            *_arrays(events),
+            _ints([n for n, appending in enumerate(batch, 1) for _ in appending.events]),
+            _nullable(_Texts, 25, [r.key.encode() if r else None for r in records]),
+            _nullable(_Texts, 25, [r.fingerprint.encode() if r else None for r in records]),
+            _nullable(
+                _Jsonbs,
+                3802,
+                [
+                    _JSONB_VERSION + pydantic_core.to_json(r.response) if r else None
+                    for r in records
+                ],
+            ),
+            self.channel_name,
+            _payload(events),
+            self._lock_timeout,
+        )
+        with self.datastore.get_connection() as conn:
+            self._teach(conn)
+            with conn.cursor() as curs:
+                curs.execute(self._append_batch, parameters, prepare=True)
+                rows = curs.fetchall()
+        if len(rows) != len(batch):
+            raise persistence.InternalError(f"{len(rows)} outcomes for {len(batch)} appends")
+        for appending, row in zip(batch, rows, strict=True):
+            if row["refused"] is None:
+                appending.positions = [int(position) for position in row["positions"] or []]
+            else:
+                appending.error = _refusal(row)
+
+    def _teach(self, conn: Connection[Any]) -> None:
+        """The array dumpers, registered once per pooled connection (before the cursor, which
+        copies the adapters)."""
+        if conn not in self._taught:
+            for array, dumper in _DUMPERS.items():
+                conn.adapters.register_dumper(array, dumper)
+            self._taught.add(conn)
 
     def _append_once(
         self, stored_events: Sequence[StoredEvent], record: IdempotencyRecord | None
@@ -233,10 +464,7 @@ class SenkiRecorder(PostgresApplicationRecorder):
             self._lock_timeout,
         )
         with self.datastore.get_connection() as conn:
-            if conn not in self._taught:  # before the cursor, which copies the adapters
-                for array, dumper in _DUMPERS.items():
-                    conn.adapters.register_dumper(array, dumper)
-                self._taught.add(conn)
+            self._teach(conn)
             with conn.cursor() as curs:
                 curs.execute(self._append, parameters, prepare=True)
                 row = curs.fetchone()
@@ -321,6 +549,70 @@ def _payload(stored_events: Sequence[StoredEvent]) -> str:
     there are too many for a NOTIFY payload (8000 bytes)."""
     streams = sorted({str(event.originator_id) for event in stored_events})
     return "" if len(streams) > _MOST_STREAMS_NAMED else ",".join(streams)
+
+
+# The library's datastore turns psycopg's errors into its own, the cause kept (in this order,
+# as eventsourcing.postgres.PostgresDatastore.get_connection does); a refusal reported by the
+# batch function is turned the same way, so the caller cannot tell it from a single append's.
+_AS_THE_LIBRARY_RAISES: tuple[tuple[type[psycopg.Error], type[PersistenceError]], ...] = (
+    (psycopg.InterfaceError, persistence.InterfaceError),
+    (psycopg.OperationalError, persistence.OperationalError),
+    (psycopg.DataError, persistence.DataError),
+    (psycopg.IntegrityError, persistence.IntegrityError),
+    (psycopg.InternalError, persistence.InternalError),
+    (psycopg.ProgrammingError, persistence.ProgrammingError),
+    (psycopg.NotSupportedError, persistence.NotSupportedError),
+    (psycopg.DatabaseError, persistence.DatabaseError),
+)
+
+
+def _refusal(row: dict[str, Any]) -> PersistenceError:
+    """The error one append of a batch was refused with, as the server would have raised it
+    for the append alone: psycopg's class for its SQLSTATE, whose `diag` carries the
+    constraint name (the ledger's `_explain`), the detail (the fence's stream, `_moved_stream`),
+    the message and the hint; wrapped as the library wraps it."""
+    state = str(row["refused"])
+    fields = {
+        DiagnosticField.SQLSTATE: state,
+        DiagnosticField.MESSAGE_PRIMARY: row["message"],
+        DiagnosticField.MESSAGE_DETAIL: row["detail"],
+        DiagnosticField.MESSAGE_HINT: row["hint"],
+        DiagnosticField.CONSTRAINT_NAME: row["constraint_name"],
+    }
+    info: dict[int, bytes | None] = {
+        int(name): value.encode() for name, value in fields.items() if value
+    }
+    text = str(row["message"] or state)
+    if row["detail"]:
+        text += f"\nDETAIL:  {row['detail']}"
+    try:
+        kind = psycopg.errors.lookup(state)
+    except KeyError:  # a SQLSTATE of Senki's own, such as the fence's SKMOV
+        kind = psycopg.errors.get_base_exception(state)
+    cause = kind(text, info=info)
+    wrapper: type[PersistenceError] = PersistenceError
+    for raised, wrapped in _AS_THE_LIBRARY_RAISES:
+        if isinstance(cause, raised):
+            wrapper = wrapped
+            break
+    error = wrapper(str(cause))
+    error.__cause__ = cause
+    return error
+
+
+def _twin(error: BaseException) -> BaseException:
+    """A copy of an error of the whole batch for each of its other appends to raise in its
+    own thread (one exception object raised in many threads would mix their tracebacks);
+    the same object if it cannot be copied."""
+    try:
+        twin = type(error).__new__(type(error), *error.args)
+        twin.__dict__.update(vars(error))
+    except Exception:
+        return error
+    twin.__cause__ = error.__cause__
+    twin.__context__ = error.__context__
+    twin.__suppress_context__ = error.__suppress_context__
+    return twin
 
 
 def _uuid(value: UUID | str) -> UUID:
