@@ -174,6 +174,7 @@ class _Appending:
     lead: bool = False  # woken to send the next batch, not with an outcome
     positions: list[int] = field(default_factory=list)
     error: BaseException | None = None
+    alone: bool = False  # refused by a deadlock in the batch: append on its own instead
 
     def outcome(self) -> list[int]:
         if self.error is not None:
@@ -379,6 +380,8 @@ class SenkiRecorder(PostgresApplicationRecorder):
             raise
         if appending.lead:
             self._lead(appending)
+        if appending.alone:
+            return self._append_once(stored_events, record)
         return appending.outcome()
 
     def _lead(self, leader: _Appending) -> None:
@@ -430,6 +433,12 @@ class SenkiRecorder(PostgresApplicationRecorder):
         for appending, row in zip(batch, rows, strict=True):
             if row["refused"] is None:
                 appending.positions = [int(position) for position in row["positions"] or []]
+            elif row["refused"] == _DEADLOCK:
+                # A batch inserts its idempotency keys under the write lock: another process's
+                # lone append that took one of those keys and then queued for that lock is a
+                # deadlock, which PostgreSQL breaks by failing this append's insert. Not its
+                # doing: it is sent again on its own, where a key is taken before the lock.
+                appending.alone = True
             else:
                 appending.error = _refusal(row)
 
@@ -598,6 +607,9 @@ def _refusal(row: dict[str, Any]) -> PersistenceError:
     error = wrapper(str(cause))
     error.__cause__ = cause
     return error
+
+
+_DEADLOCK = "40P01"  # deadlock_detected
 
 
 def _twin(error: BaseException) -> BaseException:

@@ -210,6 +210,38 @@ class GroupCommit(OnSenkiShard):
         assert again.events[0].originator_id not in {e.originator_id for e in self._log(recorder)}
         assert [appends[0].positions, appends[2].positions] == [[3], [4]]
 
+    def test_a_batch_that_meets_a_deadlock_sends_each_append_on_its_own(self) -> None:
+        # Given another process's lone append that took its key and has not committed yet
+        recorder, sizes = self._recorder()
+        with psycopg.connect(self.owner_url) as racer:
+            try:
+                # so that PostgreSQL breaks the deadlock in the batch's backend
+                racer.execute("SET deadlock_timeout = '30s'")
+            except psycopg.errors.InsufficientPrivilege:
+                pytest.skip("needs a superuser to order the deadlock")
+            racer.execute(
+                f"INSERT INTO {SCHEMA}.{self.tables.idempotency} (key, fingerprint, response) "
+                "VALUES ('member:race', 'fp', '{}')"
+            )
+            raced = Append([event()], IdempotencyRecord("member:race", "fp", {"version": 1}))
+            other = Append([event()])
+            batching = threading.Thread(target=self._batched, args=(recorder, [other, raced]))
+            batching.start()
+            # When the batch, holding the write lock, waits for that key, and the lone append
+            # then queues for the write lock: a deadlock, broken by failing that insert
+            until(lambda: sizes == [2] and self._waiting_on_the_lock() == 1, "batch on the key")
+            for statement in recorder.lock_table_statements:
+                racer.execute(statement)
+            racer.rollback()  # the lone append gives up; its key is free again
+            batching.join(timeout=60)
+        # Then the refused append was sent again on its own, and both landed
+        assert not batching.is_alive()
+        assert sizes == [2]
+        assert other.error is None
+        assert raced.error is None
+        assert sorted([*(other.positions or []), *(raced.positions or [])]) == [2, 3]
+        assert "member:race" in self._keys()
+
     def test_a_stale_version_in_a_batch_is_a_conflict_and_appends_nothing(self) -> None:
         recorder, sizes = self._recorder()
         stream = uuid4()
