@@ -62,10 +62,16 @@ def require_legal(state: Encounter, command: Command, ctx: CommandContext) -> No
 
 
 def check_dice_before_rulings(state: Encounter, events: list[DomainEvent]) -> None:
-    """No outcome from an unrecorded die: every die a ruling cites was recorded before it."""
-    recorded = set(range(state.roll_count))
+    """No outcome from an unrecorded die: every die a ruling cites was recorded before it.
+
+    The encounter's earlier dice are 0..roll_count-1 (a range test, not a set of every roll
+    of the fight so far: that grew with each command); this command's own dice are few."""
+    earlier = state.roll_count
+    drawn: set[int] = set()
     for event in events:
         if isinstance(event, EncounterDiceRolled):
-            recorded.add(event.result.roll_seq)
-        elif isinstance(event, RulingRecorded) and not set(event.roll_seqs) <= recorded:
+            drawn.add(event.result.roll_seq)
+        elif isinstance(event, RulingRecorded) and not all(
+            0 <= seq < earlier or seq in drawn for seq in event.roll_seqs
+        ):
             raise RuntimeError(f"ruling {event.rule_ids} cites dice not recorded before it")
