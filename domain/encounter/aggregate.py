@@ -8,7 +8,8 @@ state is frozen and events are only returned.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import functools
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TypeAlias
 
 from pydantic import BaseModel
@@ -74,13 +75,19 @@ def parse_command(state: Encounter, command_type: str, payload: JsonObject) -> C
 def command_class(state: Encounter, command_type: str) -> type[Command]:
     """The class of the command of that name this encounter takes (its own or its ruleset's:
     rulesets reuse names with other fields)."""
-    known = {c.command_type: c for c in COMMANDS}
-    if state.opened:
-        known |= {c.command_type: c for c in state.ruleset.commands}
+    known = _known_commands(state.ruleset.commands if state.opened else ())
     found = known.get(command_type)
     if found is None:
         raise WrongState(f"unknown command {command_type!r}; known: {sorted(known)}")
     return found
+
+
+@functools.lru_cache(maxsize=16)
+def _known_commands(ruleset_commands: tuple[type[Command], ...]) -> Mapping[str, type[Command]]:
+    """By name: the Encounter's own commands, then the ruleset's (built once per ruleset,
+    not on every command; nobody changes the dictionary handed out)."""
+    known = {c.command_type: c for c in COMMANDS}
+    return known | {c.command_type: c for c in ruleset_commands}
 
 
 def procedure(state: Encounter) -> ProcedurePoint:

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from typing import cast
+
 from domain.encounter.errors import NotPermitted, WrongState
-from domain.encounter.state import Encounter
+from domain.encounter.state import Encounter, record_kind
 from domain.events import DomainEvent
 from domain.rules.errors import RuleViolation
 from domain.rules.records import EncounterDiceRolled, RulingRecorded
@@ -69,9 +71,10 @@ def check_dice_before_rulings(state: Encounter, events: list[DomainEvent]) -> No
     earlier = state.roll_count
     drawn: set[int] = set()
     for event in events:
-        if isinstance(event, EncounterDiceRolled):
-            drawn.add(event.result.roll_seq)
-        elif isinstance(event, RulingRecorded) and not all(
-            0 <= seq < earlier or seq in drawn for seq in event.roll_seqs
-        ):
-            raise RuntimeError(f"ruling {event.rule_ids} cites dice not recorded before it")
+        kind = record_kind(type(event))
+        if kind == "roll":
+            drawn.add(cast(EncounterDiceRolled, event).result.roll_seq)
+        elif kind == "ruling":
+            ruling = cast(RulingRecorded, event)
+            if not all(0 <= seq < earlier or seq in drawn for seq in ruling.roll_seqs):
+                raise RuntimeError(f"ruling {ruling.rule_ids} cites dice not recorded before it")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from uuid import UUID
 
@@ -138,13 +139,14 @@ def reached(state: Encounter, events: Sequence[DomainEvent], rules: BaseModel | 
     ended = state.ended
     awaiting = state.awaiting
     for event in events:
-        if isinstance(event, _WHOLE):
+        kind = record_kind(type(event))
+        if kind == "whole":
             return _folded(state, events)
-        if isinstance(event, EncounterDiceRolled):
+        if kind == "roll":
             rolls += 1
-        elif isinstance(event, RulingRecorded):
+        elif kind == "ruling":
             rulings += 1
-        elif isinstance(event, EncounterEnded):
+        elif kind == "ended":
             ended = True
         if event.event_type not in _KEEP_AWAITING:
             awaiting = None  # the pending command resolved
@@ -179,6 +181,22 @@ _WHOLE = (
     DisputeAmended,
     CombatantCorrected,
 )
+
+
+@functools.cache
+def record_kind(event_class: type[DomainEvent]) -> str:
+    """What an event of this class changes in the generic record (`reached`): "whole", "roll",
+    "ruling", "ended" or only the "count". Found once per class: an isinstance test against
+    a pydantic class goes through ABCMeta each time, for every event of every command."""
+    if issubclass(event_class, _WHOLE):
+        return "whole"
+    if issubclass(event_class, EncounterDiceRolled):
+        return "roll"
+    if issubclass(event_class, RulingRecorded):
+        return "ruling"
+    if issubclass(event_class, EncounterEnded):
+        return "ended"
+    return "count"
 
 
 def _disputes(disputes: dict[str, Dispute], event: DomainEvent) -> dict[str, Dispute]:
