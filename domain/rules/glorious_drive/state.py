@@ -6,6 +6,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from domain.frozen import replaced
 from domain.rules.errors import RuleViolation
 from domain.rules.glorious_drive.injury import Injury
 from domain.rules.glorious_drive.options import GloriousDriveOptions
@@ -171,7 +172,7 @@ class GdState(_Frozen):
         return found
 
     def replace(self, combatant: GdCombatant) -> GdState:
-        return self.model_copy(update={"combatants": {**self.combatants, combatant.id: combatant}})
+        return replaced(self, {"combatants": {**self.combatants, combatant.id: combatant}})
 
 
 def next_acting_index(state: GdState, start: int) -> int:
