@@ -10,7 +10,9 @@ values of the fields' types already (tests/unit/test_frozen.py checks the two ag
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import functools
+import threading
+from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
 from pydantic import BaseModel
@@ -31,3 +33,28 @@ def replaced(model: M, changes: Mapping[str, Any]) -> M:
     _set(copy, "__pydantic_fields_set__", model.__pydantic_fields_set__ | changes.keys())
     _set(copy, "__pydantic_private__", None)
     return copy
+
+
+S = TypeVar("S")
+T = TypeVar("T")
+
+
+def last_answer(function: Callable[[S], list[T]]) -> Callable[[S], list[T]]:
+    """`function` of a frozen state, kept for the state it was last asked about (per thread).
+
+    Each command asks which commands are legal twice of the same state: the answer to the
+    previous command (what the fight awaits next) and the check of this one, decided on the
+    state that answer was about. The state is frozen and kept here, so `is` names it, and the
+    answer cannot change; each caller gets its own list."""
+    local = threading.local()
+
+    @functools.wraps(function)
+    def answer(state: S) -> list[T]:
+        last: tuple[S, tuple[T, ...]] | None = getattr(local, "last", None)
+        if last is not None and last[0] is state:
+            return list(last[1])
+        found = function(state)
+        local.last = (state, tuple(found))
+        return found
+
+    return answer

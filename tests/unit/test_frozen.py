@@ -7,7 +7,7 @@ from uuid import UUID
 from pydantic import BaseModel, ConfigDict, PrivateAttr
 
 from domain.encounter.state import Encounter
-from domain.frozen import replaced
+from domain.frozen import last_answer, replaced
 from domain.rules.glorious_drive.position import Position
 
 
@@ -51,3 +51,23 @@ def test_a_model_with_extra_or_private_values_is_copied_by_model_copy() -> None:
     assert _parts(replaced(extra, {"a": 3})) == _parts(extra.model_copy(update={"a": 3}))
     private = _Private(a=1)
     assert _parts(replaced(private, {"a": 3})) == _parts(private.model_copy(update={"a": 3}))
+
+
+def test_the_last_answer_is_given_again_for_the_same_state_only() -> None:
+    asked: list[Position] = []
+
+    @last_answer
+    def around(position: Position) -> list[int]:
+        asked.append(position)
+        return [position.x, position.y]
+
+    here, there = Position(x=1, y=2), Position(x=1, y=2)
+    first = around(here)
+    again = around(here)
+    assert first == again == [1, 2]
+    assert again is not first  # each caller gets its own list
+    again.append(3)
+    assert around(here) == [1, 2]
+    assert asked == [here]
+    assert around(there) == [1, 2]  # an equal state, but another one: asked again
+    assert len(asked) == 2
