@@ -241,7 +241,7 @@ def _decide(
             "only the GM enters dice rolled by hand (in an encounter with hand dice, the "
             "issuer enters them too)"
         )
-    if server_seed is not None and not verify_commitment(server_seed, state.commitment):
+    if server_seed is not None and not _keeps_commitment(server_seed, state.commitment):
         raise WrongState("the server seed does not match this encounter's commitment")
     if dice is None:
         source = _dice_source(state, ctx, server_seed, hand_faces, await_hand=by_hand)
@@ -255,6 +255,12 @@ def _decide(
     dice.check_settled()
     check_dice_before_rulings(state, events_of(outcome))
     return outcome
+
+
+@functools.lru_cache(maxsize=1024)
+def _keeps_commitment(server_seed: bytes, commitment: str) -> bool:
+    """`verify_commitment`, once per encounter's seed rather than on every command."""
+    return verify_commitment(server_seed, commitment)
 
 
 def audit(state: Encounter, rolls: Sequence[RollResult]) -> list[Verification]:
