@@ -186,8 +186,8 @@ _WHOLE = (
 @functools.cache
 def record_kind(event_class: type[DomainEvent]) -> str:
     """What an event of this class changes in the generic record (`reached`): "whole", "roll",
-    "ruling", "ended" or only the "count". Found once per class: an isinstance test against
-    a pydantic class goes through ABCMeta each time, for every event of every command."""
+    "ruling", "ended" or only the "count". Found once per class, so each event of a command
+    costs one look-up instead of up to twelve isinstance tests (nine of them for `_WHOLE`)."""
     if issubclass(event_class, _WHOLE):
         return "whole"
     if issubclass(event_class, EncounterDiceRolled):
