@@ -53,58 +53,27 @@ def evolve(state: GdState, event: DomainEvent) -> GdState:  # noqa: PLR0912
     if type(event) in COUNTED_ONLY:
         return state
     match event:
+        # The facts of every turn first: each case is an isinstance test, in this order.
         case ev.InitiativeOrdered(turn=turn, order=order):
             started = replaced(
                 state, {"turn": turn, "phase": "main_action", "order": order, "step": "cleanup"}
             )
             return replaced(started, {"acting_index": next_acting_index(started, 0)})
-        case ev.ActionDelayed(order=order):
-            delayed = replaced(state, {"order": order})
-            index = next_acting_index(delayed, state.acting_index)
-            return replaced(delayed, {"acting_index": index})
         case ev.CleanupCompleted():
             return replaced(state, {"step": "weapon_swap"})
-        case ev.WeaponsSwapped(combatant=cid, main_weapon=main, sub_weapon=sub):
-            moved = _update(state, cid, main_weapon=main, sub_weapon=sub)
-            return replaced(moved, {"step": "move"})
-        case ev.CombatantMoved(combatant=cid, path=path):
-            return replaced(_update(state, cid, position=path[-1]), {"step": "action"})
         case ev.AttackDeclared():
             return _declared(state, event)
-        case ev.SituationModifierGranted(defender=who, percent=p, grade=g, reason=r):
-            return _with_pending(
-                state, lambda a: _grant(a, who, SituationGrant(percent=p, grade=g, reason=r))
-            )
+        case ev.ReactionDeclared(combatant=cid, instead_of=target) if target is not None:
+            return _with_pending(state, lambda a: _swap_defender(a, target, cid))
+        case ev.ReactionDeclared():
+            return state  # only an interception changes who is attacked
         case ev.HitRolled(die=die, roll_seq=seq):
             change = {"hit_die": die, "hit_roll_seq": seq}
             return _with_pending(state, lambda a: replaced(a, change))
-        case ev.ReactionDeclared(combatant=cid, instead_of=target) if target is not None:
-            return _with_pending(state, lambda a: _swap_defender(a, target, cid))
         case ev.GuardCostPaid(combatant=cid, hp=hp) | ev.DamageApplied(combatant=cid, hp=hp):
             return _update(state, cid, hp=hp)
-        case cev.SkillUsed(combatant=cid, skill=skill, uses_left=left, hp=hp):
-            uses = state.combatants[cid].skill_uses
-            changed = uses if left is None else {**uses, skill: left}
-            return _update(state, cid, hp=hp, skill_uses=changed)
-        case ev.InjurySuffered(combatant=cid, injury=injury):
-            return _update(state, cid, injury=injury)
-        case cev.FaintRecovered(combatant=cid):
-            return _update(state, cid, injury="none")
         case ev.DefenceResolved(combatant=cid):
             return _with_pending(state, lambda a: _resolved(a, cid))
-        case ev.WeaponReloaded(combatant=cid, weapon=name, shots_left=left, reloads_done=done):
-            return _reloaded(state, cid, name, left, done)
-        case cev.StatusInflicted() | cev.StatusExpired() | cev.StatusDurationElapsed():
-            return _status(state, event)
-        case ev.LoanOffered(lender=lender, borrower=borrower, item=item):
-            loan = PendingLoan(lender=lender, borrower=borrower, item=item)
-            return replaced(state, {"pending_loan": loan})
-        case ev.LoanDeclined():
-            return replaced(state, {"pending_loan": None})
-        case ev.ItemLent(lender=lender, borrower=borrower, item=item):
-            return _lent(state, lender, borrower, item)
-        case ev.EquipmentSwapped(combatant=cid, sub_weapon=sub, equipped_items=equipped):
-            return _update(state, cid, sub_weapon=sub, equipped_items=equipped)
         case ev.MainActionEnded(combatant=cid) | ev.CombatantWaited(combatant=cid):
             spent = tuple(c for c in state.actions_spent if c != cid)
             # The order and the combatants stay as they are: the next to act is found on
@@ -119,6 +88,40 @@ def evolve(state: GdState, event: DomainEvent) -> GdState:  # noqa: PLR0912
             return replaced(
                 state, {"phase": "initiative", "order": (), "acting_index": 0, "actions_spent": ()}
             )
+        case ev.ActionDelayed(order=order):
+            delayed = replaced(state, {"order": order})
+            index = next_acting_index(delayed, state.acting_index)
+            return replaced(delayed, {"acting_index": index})
+        case ev.WeaponsSwapped(combatant=cid, main_weapon=main, sub_weapon=sub):
+            moved = _update(state, cid, main_weapon=main, sub_weapon=sub)
+            return replaced(moved, {"step": "move"})
+        case ev.CombatantMoved(combatant=cid, path=path):
+            return replaced(_update(state, cid, position=path[-1]), {"step": "action"})
+        case ev.SituationModifierGranted(defender=who, percent=p, grade=g, reason=r):
+            return _with_pending(
+                state, lambda a: _grant(a, who, SituationGrant(percent=p, grade=g, reason=r))
+            )
+        case cev.SkillUsed(combatant=cid, skill=skill, uses_left=left, hp=hp):
+            uses = state.combatants[cid].skill_uses
+            changed = uses if left is None else {**uses, skill: left}
+            return _update(state, cid, hp=hp, skill_uses=changed)
+        case ev.InjurySuffered(combatant=cid, injury=injury):
+            return _update(state, cid, injury=injury)
+        case cev.FaintRecovered(combatant=cid):
+            return _update(state, cid, injury="none")
+        case ev.WeaponReloaded(combatant=cid, weapon=name, shots_left=left, reloads_done=done):
+            return _reloaded(state, cid, name, left, done)
+        case cev.StatusInflicted() | cev.StatusExpired() | cev.StatusDurationElapsed():
+            return _status(state, event)
+        case ev.LoanOffered(lender=lender, borrower=borrower, item=item):
+            loan = PendingLoan(lender=lender, borrower=borrower, item=item)
+            return replaced(state, {"pending_loan": loan})
+        case ev.LoanDeclined():
+            return replaced(state, {"pending_loan": None})
+        case ev.ItemLent(lender=lender, borrower=borrower, item=item):
+            return _lent(state, lender, borrower, item)
+        case ev.EquipmentSwapped(combatant=cid, sub_weapon=sub, equipped_items=equipped):
+            return _update(state, cid, sub_weapon=sub, equipped_items=equipped)
         case EncounterEnded():
             return replaced(state, {"phase": "over", "pending": None})
     return state
