@@ -72,11 +72,13 @@ def legal_commands(state: GdState) -> list[LegalCommand]:
     return [*steps, *_skills(combatant, state.step, spent=spent), *_actions(acting, spent), *table]
 
 
-def _actions(acting: str, spent: bool) -> list[LegalCommand]:
-    """GD-MAIN-5 A–F (a step accepts the commands of later steps of the same phase)."""
+@functools.lru_cache(maxsize=4096)
+def _actions(acting: str, spent: bool) -> tuple[LegalCommand, ...]:
+    """GD-MAIN-5 A–F (a step accepts the commands of later steps of the same phase); the
+    same nine entries for a combatant all fight long, so built once."""
     if spent:
-        return [_by(c, acting) for c in _SPENT]
-    return [*(_by(c, acting) for c in _ACTIONS), _gm_for(cmd.TakeOtherAction, acting)]
+        return tuple(_by(c, acting) for c in _SPENT)
+    return (*(_by(c, acting) for c in _ACTIONS), _gm_for(cmd.TakeOtherAction, acting))
 
 
 def _skills(combatant: GdCombatant, step: str, *, spent: bool) -> list[LegalCommand]:
