@@ -30,19 +30,34 @@ def roll(
 ) -> RollResult:
     """Roll server dice: die i of the roll (D66 counts two) is `fair_die(..., die_index=i)`."""
     expression = _checked(expr)
-    faces = [
+    canonical, die_sides = _shape(expression)
+    faces = tuple(
         fair_die(server_seed, stream_id, roll_seq, index, sides, client_seed)
-        for index, sides in enumerate(expression.die_sides)
-    ]
-    outcome = evaluate(expression, faces)
+        for index, sides in enumerate(die_sides)
+    )
     return _record(
         expression,
-        outcome,
+        _evaluated(expression, faces),
         roll_seq=roll_seq,
         purpose=purpose,
         source="server",
         client_seed=client_seed,
+        canonical=canonical,
     )
+
+
+@functools.lru_cache(maxsize=256)
+def _shape(expression: DiceExpression) -> tuple[str, tuple[int, ...]]:
+    """An expression's canonical text and die sides, once per expression (both are derived
+    anew on each access, and a fight rolls the same few expressions all along)."""
+    return expression.canonical, expression.die_sides
+
+
+@functools.lru_cache(maxsize=4096)
+def _evaluated(expression: DiceExpression, faces: tuple[int, ...]) -> Evaluation:
+    """`evaluate`, once per expression and faces: a 1D100 shows one of 100 faces all fight
+    long, and an Evaluation is frozen, so one serves every roll that shows the same."""
+    return evaluate(expression, faces)
 
 
 def enter_by_hand(
@@ -171,10 +186,11 @@ def _record(
     purpose: str,
     source: Literal["server", "hand"],
     client_seed: str | None,
+    canonical: str | None = None,
 ) -> RollResult:
     return RollResult(
         roll_seq=roll_seq,
-        expression=expression.canonical,
+        expression=expression.canonical if canonical is None else canonical,
         comment=expression.comment,
         purpose=purpose,
         source=source,

@@ -8,7 +8,9 @@ state is frozen and events are only returned.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import functools
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TypeAlias
 
 from pydantic import BaseModel
 
@@ -50,11 +52,14 @@ __all__ = [
     "command_class",
     "decide",
     "decided",
+    "decision",
+    "events_of",
     "evolve",
     "legal_commands",
     "parse_command",
     "procedure",
     "rolls_of",
+    "settled",
 ]
 
 KIND = AggregateKind[Encounter](
@@ -70,13 +75,19 @@ def parse_command(state: Encounter, command_type: str, payload: JsonObject) -> C
 def command_class(state: Encounter, command_type: str) -> type[Command]:
     """The class of the command of that name this encounter takes (its own or its ruleset's:
     rulesets reuse names with other fields)."""
-    known = {c.command_type: c for c in COMMANDS}
-    if state.opened:
-        known |= {c.command_type: c for c in state.ruleset.commands}
+    known = _known_commands(state.ruleset.commands if state.opened else ())
     found = known.get(command_type)
     if found is None:
         raise WrongState(f"unknown command {command_type!r}; known: {sorted(known)}")
     return found
+
+
+@functools.lru_cache(maxsize=16)
+def _known_commands(ruleset_commands: tuple[type[Command], ...]) -> Mapping[str, type[Command]]:
+    """By name: the Encounter's own commands, then the ruleset's (built once per ruleset,
+    not on every command; nobody changes the dictionary handed out)."""
+    known = {c.command_type: c for c in COMMANDS}
+    return known | {c.command_type: c for c in ruleset_commands}
 
 
 def procedure(state: Encounter) -> ProcedurePoint:
@@ -139,11 +150,48 @@ def decided(
 ) -> Decided[Encounter]:
     """`decide`, with the Encounter its events lead to: the ruleset's state as the ruleset
     reached it while deciding, so no event is evolved twice."""
-    events = _decide(
+    outcome = decision(
         state, command, ctx, server_seed=server_seed, hand_faces=hand_faces, dice=dice, hand=hand
     )
-    if isinstance(events, Decided):
-        return Decided(events.events, reached(state, events.events, events.state))
+    return settled(state, outcome)
+
+
+Outcome: TypeAlias = Decided[BaseModel] | list[DomainEvent]
+"""What deciding gives before the Encounter is brought up to date: the events, with the
+ruleset's state when the ruleset reached it while deciding them."""
+
+
+def decision(
+    state: Encounter,
+    command: Command,
+    ctx: CommandContext,
+    *,
+    server_seed: bytes | None = None,
+    hand_faces: Sequence[int] | None = None,
+    dice: Dice | None = None,
+    hand: bool | None = None,
+) -> Outcome:
+    """The command's outcome, not yet applied to the Encounter (`settled` applies it)."""
+    return _decide(
+        state, command, ctx, server_seed=server_seed, hand_faces=hand_faces, dice=dice, hand=hand
+    )
+
+
+def events_of(outcome: Outcome) -> list[DomainEvent]:
+    return outcome.events if isinstance(outcome, Decided) else outcome
+
+
+def settled(
+    state: Encounter, outcome: Outcome, *, first: DomainEvent | None = None
+) -> Decided[Encounter]:
+    """The outcome's events and the Encounter they lead to, in one pass. `first`: a fact
+    recorded in front of them (the command itself, domain/encounter/record.py), which no
+    ruleset evolves on, so it joins the same pass instead of a second one."""
+    events = events_of(outcome)
+    if first is not None:
+        events = [first, *events]
+    if isinstance(outcome, Decided):
+        return Decided(events, reached(state, events, outcome.state))
     after = state
     for event in events:
         after = evolve(after, event)
@@ -159,7 +207,7 @@ def _decide(
     hand_faces: Sequence[int] | None,
     dice: Dice | None,
     hand: bool | None = None,
-) -> Decided[BaseModel] | list[DomainEvent]:
+) -> Outcome:
     meta = {"at": ctx.at, "by": ctx.by}
     match command:
         case OpenEncounter():
@@ -193,7 +241,7 @@ def _decide(
             "only the GM enters dice rolled by hand (in an encounter with hand dice, the "
             "issuer enters them too)"
         )
-    if server_seed is not None and not verify_commitment(server_seed, state.commitment):
+    if server_seed is not None and not _keeps_commitment(server_seed, state.commitment):
         raise WrongState("the server seed does not match this encounter's commitment")
     if dice is None:
         source = _dice_source(state, ctx, server_seed, hand_faces, await_hand=by_hand)
@@ -205,8 +253,14 @@ def _decide(
         # with this die's face (deciding is deterministic).
         return [_awaited(state, command, ctx, awaited)]
     dice.check_settled()
-    check_dice_before_rulings(state, outcome.events if isinstance(outcome, Decided) else outcome)
+    check_dice_before_rulings(state, events_of(outcome))
     return outcome
+
+
+@functools.lru_cache(maxsize=1024)
+def _keeps_commitment(server_seed: bytes, commitment: str) -> bool:
+    """`verify_commitment`, once per encounter's seed rather than on every command."""
+    return verify_commitment(server_seed, commitment)
 
 
 def audit(state: Encounter, rolls: Sequence[RollResult]) -> list[Verification]:
@@ -290,7 +344,7 @@ def _enter(
     *,
     server_seed: bytes | None,
     dice: Dice | None,
-) -> Decided[BaseModel] | list[DomainEvent]:
+) -> Outcome:
     """The awaited die is entered: the pending command is decided again with every face
     entered for it so far; it asks for the next die, or resolves."""
     require_running(state)
@@ -316,7 +370,7 @@ def _enter(
         dice=dice,
         hand=True if state.dice_mode == "per_roll" else None,
     )
-    events = outcome.events if isinstance(outcome, Decided) else outcome
+    events = events_of(outcome)
     if not events:  # decided nothing after all: the wait ends all the same
         reason = "the command decided nothing"
         kind = pending.command_type

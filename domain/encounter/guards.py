@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from typing import cast
+
 from domain.encounter.errors import NotPermitted, WrongState
-from domain.encounter.state import Encounter
+from domain.encounter.state import Encounter, record_kind
 from domain.events import DomainEvent
 from domain.rules.errors import RuleViolation
 from domain.rules.records import EncounterDiceRolled, RulingRecorded
@@ -62,10 +64,17 @@ def require_legal(state: Encounter, command: Command, ctx: CommandContext) -> No
 
 
 def check_dice_before_rulings(state: Encounter, events: list[DomainEvent]) -> None:
-    """No outcome from an unrecorded die: every die a ruling cites was recorded before it."""
-    recorded = set(range(state.roll_count))
+    """No outcome from an unrecorded die: every die a ruling cites was recorded before it.
+
+    The encounter's earlier dice are 0..roll_count-1 (a range test, not a set of every roll
+    of the fight so far: that grew with each command); this command's own dice are few."""
+    earlier = state.roll_count
+    drawn: set[int] = set()
     for event in events:
-        if isinstance(event, EncounterDiceRolled):
-            recorded.add(event.result.roll_seq)
-        elif isinstance(event, RulingRecorded) and not set(event.roll_seqs) <= recorded:
-            raise RuntimeError(f"ruling {event.rule_ids} cites dice not recorded before it")
+        kind = record_kind(type(event))
+        if kind == "roll":
+            drawn.add(cast(EncounterDiceRolled, event).result.roll_seq)
+        elif kind == "ruling":
+            ruling = cast(RulingRecorded, event)
+            if not all(0 <= seq < earlier or seq in drawn for seq in ruling.roll_seqs):
+                raise RuntimeError(f"ruling {ruling.rule_ids} cites dice not recorded before it")

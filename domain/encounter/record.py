@@ -12,8 +12,8 @@ from collections.abc import Sequence
 from pydantic import JsonValue
 
 from domain.aggregate import Decided
-from domain.encounter.aggregate import decided, parse_command
-from domain.encounter.state import Encounter, reached
+from domain.encounter.aggregate import decision, events_of, parse_command, settled
+from domain.encounter.state import Encounter
 from domain.events import DomainEvent, JsonObject, registry
 from domain.rules.records import Dice
 from domain.rules.ruleset import Command, CommandContext
@@ -67,11 +67,11 @@ def issued(
     """`issue` for a command already read (the API validated its body), with the Encounter
     its events lead to, so the caller need not evolve them again. `hand`: the command's own
     choice of dice in a `per_roll` encounter."""
-    outcome = decided(
+    outcome = decision(
         state, command, ctx, server_seed=server_seed, hand_faces=hand_faces, dice=dice, hand=hand
     )
-    if not outcome.events or command.command_type in NOT_RECORDED:
-        return outcome
+    if not events_of(outcome) or command.command_type in NOT_RECORDED:
+        return settled(state, outcome)
     record = CommandIssued(
         command_type=command.command_type,
         payload=command.model_dump(mode="json"),
@@ -81,7 +81,7 @@ def issued(
         at=ctx.at,
         by=ctx.by,
     )
-    return Decided([record, *outcome.events], reached(outcome.state, [record], outcome.state.rules))
+    return settled(state, outcome, first=record)
 
 
 def split_by_command(

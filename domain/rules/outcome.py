@@ -6,7 +6,7 @@ carrier, so the ruling log has one shape whatever the rule system.
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 Scalar = int | str | bool | None
 # Tuples (not lists) so that a frozen Decision does not hand out something mutable;
@@ -35,6 +35,7 @@ class Decision(BaseModel):
     dice: tuple[DieRoll, ...] = ()
     # Only the options that changed or could have changed this outcome, so that a replay
     # under another house rule knows which rulings to recompute.
-    options: dict[str, Scalar] = {}
+    # A factory, not `= {}`: a mutable default is deep-copied for every Decision made.
+    options: dict[str, Scalar] = Field(default_factory=dict)
     summary_en: str
     summary_ja: str

@@ -49,6 +49,11 @@ class EncounterEnded(DomainEvent):
 
 registry.register(EncounterDiceRolled, RulingRecorded, EncounterEnded)
 
+# Facts that no ruleset's own state holds (the Encounter only counts them): most events of a
+# command are these, so each ruleset's evolve returns at once for them instead of trying
+# them against every one of its cases.
+COUNTED_ONLY: frozenset[type[DomainEvent]] = frozenset({EncounterDiceRolled, RulingRecorded})
+
 
 class DiceSource(BaseModel):
     """Where the next dice come from: the encounter's seed, or faces the GM typed in."""

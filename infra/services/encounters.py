@@ -48,7 +48,16 @@ class EncounterService:
         self.clock = clock
 
     def seed_of(self, encounter_id: UUID) -> bytes:
-        return derive_server_seed(self.master_key, encounter_id)
+        # Asked twice a command, an HMAC each time; the seed is a pure function of the key
+        # and the id, so it is kept once derived (for a bounded number of encounters).
+        seeds: dict[tuple[bytes, UUID], bytes] = self.__dict__.setdefault("_seeds", {})
+        key = (self.master_key, encounter_id)
+        seed = seeds.get(key)
+        if seed is None:
+            if len(seeds) >= 4096:
+                seeds.clear()
+            seed = seeds[key] = derive_server_seed(self.master_key, encounter_id)
+        return seed
 
     def open(
         self,

@@ -5,11 +5,12 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from domain.events import DomainEvent
+from domain.frozen import replaced
 from domain.rules.armor_knights import condition_events as cev
 from domain.rules.armor_knights import events as ev
 from domain.rules.armor_knights.sheet import AkSheet
 from domain.rules.armor_knights.state import AkState, AkUnit, ArmorEffect, Check, MoveInProgress
-from domain.rules.records import EncounterEnded
+from domain.rules.records import COUNTED_ONLY, EncounterEnded
 from domain.rules.ruleset import Entrant
 
 
@@ -32,12 +33,14 @@ def joined(state: AkState, entrant: Entrant) -> AkState:
 
 
 def evolve(state: AkState, event: DomainEvent) -> AkState:  # noqa: PLR0912
+    if type(event) in COUNTED_ONLY:
+        return state
     match event:
         case ev.FirstMoveDecided(turn=turn, order=order, totals=totals):
             for uid, total in totals.items():
                 state = _update(state, uid, first_move_total=total)
-            return state.model_copy(
-                update={"turn": turn, "phase": "phase", "order": order, "phase_index": 0}
+            return replaced(
+                state, {"turn": turn, "phase": "phase", "order": order, "phase_index": 0}
             )
         case ev.AttackDeclared():
             return _declared(state, event)
@@ -80,23 +83,23 @@ def evolve(state: AkState, event: DomainEvent) -> AkState:  # noqa: PLR0912
         case cev.UnitShotDown(unit=uid):
             return _update(state, uid, shot_down=True)
         case cev.SideWon(side=side):
-            return state.model_copy(update={"winner": side})
+            return replaced(state, {"winner": side})
         case ev.PhaseEnded(unit=uid, active_points=a, opponent=o, opponent_response_points=r):
             state = _update(_update(state, uid, active_points=a), o, response_points=r)
-            return state.model_copy(update={"phase_index": state.phase_index + 1})
+            return replaced(state, {"phase_index": state.phase_index + 1})
         case ev.TurnEnded():
             return _turn_ended(state, event)
         case EncounterEnded():
-            return state.model_copy(update={"phase": "over", "checks": ()})
+            return replaced(state, {"phase": "over", "checks": ()})
     return state
 
 
 def _update(state: AkState, uid: str, **changes: object) -> AkState:
-    return state.replace(state.combatants[uid].model_copy(update=changes))
+    return state.replace(replaced(state.combatants[uid], changes))
 
 
 def _checks(state: AkState, change: Callable[[tuple[Check, ...]], tuple[Check, ...]]) -> AkState:
-    return state.model_copy(update={"checks": change(state.checks)})
+    return replaced(state, {"checks": change(state.checks)})
 
 
 def _load(unit: AkUnit, weapon: str, turns: int) -> dict[str, int]:
@@ -118,7 +121,7 @@ def _declared(state: AkState, event: ev.AttackDeclared) -> AkState:
         f_correction=event.f_correction,
         out_of_range=event.out_of_range,
     )
-    return state.model_copy(update={"checks": (*state.checks, check)})
+    return replaced(state, {"checks": (*state.checks, check)})
 
 
 def _drop_last(checks: tuple[Check, ...], attacker: str, target: str) -> tuple[Check, ...]:
@@ -130,15 +133,14 @@ def _drop_last(checks: tuple[Check, ...], attacker: str, target: str) -> tuple[C
 
 def _evading(checks: tuple[Check, ...], uid: str) -> tuple[Check, ...]:
     top = checks[-1]
-    return (*checks[:-1], top.model_copy(update={"evading": True})) if top.target == uid else checks
+    return (*checks[:-1], replaced(top, {"evading": True})) if top.target == uid else checks
 
 
 def _on_check(
     checks: tuple[Check, ...], attacker: str, target: str, change: dict[str, object]
 ) -> tuple[Check, ...]:
     return tuple(
-        c.model_copy(update=change) if (c.attacker, c.target) == (attacker, target) else c
-        for c in checks
+        replaced(c, change) if (c.attacker, c.target) == (attacker, target) else c for c in checks
     )
 
 
@@ -149,9 +151,7 @@ def _interrupted(state: AkState, uid: str, action: str) -> AkState:
         return _checks(state, lambda cs: tuple(c for c in cs if c.attacker != uid))
     return _checks(
         state,
-        lambda cs: tuple(
-            c.model_copy(update={"evading": False}) if c.target == uid else c for c in cs
-        ),
+        lambda cs: tuple(replaced(c, {"evading": False}) if c.target == uid else c for c in cs),
     )
 
 
@@ -159,29 +159,31 @@ def _advanced(state: AkState, event: ev.MoveAdvanced) -> AkState:
     moving = state.combatants[event.unit].moving
     left = None
     if moving is not None and event.remaining > 0:
-        left = moving.model_copy(
-            update={
+        left = replaced(
+            moving,
+            {
                 "m_steps": moving.m_steps[event.steps :],
                 "f_steps": moving.f_steps[event.steps :],
-            }
+            },
         )
     state = _update(state, event.unit, cell=event.cell, moving=left)
-    return state.model_copy(update={"band": event.band})
+    return replaced(state, {"band": event.band})
 
 
 def _turn_ended(state: AkState, event: ev.TurnEnded) -> AkState:
     for uid, unit in state.combatants.items():
         kept = tuple(e for e in unit.effects if e.lasts != "turn")
         state = state.replace(
-            unit.model_copy(
-                update={
+            replaced(
+                unit,
+                {
                     "loads": event.loads.get(uid, {}),
                     "armor": event.armor.get(uid, unit.armor),
                     "effects": kept,
                     "move_penalty": 0,
                     "cannot_move": False,
-                }
+                },
             )
         )
     # The order stays: AK-TURN-2a keep_previous reads who had the first phase last turn.
-    return state.model_copy(update={"phase": "first_move", "phase_index": 0})
+    return replaced(state, {"phase": "first_move", "phase_index": 0})

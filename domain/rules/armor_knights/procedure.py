@@ -9,6 +9,7 @@ may issue, the GM may issue too.
 
 from __future__ import annotations
 
+from domain.frozen import last_answer
 from domain.rules.armor_knights import commands as cmd
 from domain.rules.armor_knights.state import AkState, AkUnit
 from domain.rules.errors import RuleViolation
@@ -32,6 +33,7 @@ def procedure(state: AkState) -> ProcedurePoint:
     )
 
 
+@last_answer
 def legal_commands(state: AkState) -> list[LegalCommand]:
     """Every command legal now, and who may issue it."""
     if state.phase == "over":

@@ -6,6 +6,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from domain.frozen import replaced
 from domain.rules.armor_knights.options import ArmorKnightsOptions
 from domain.rules.armor_knights.sheet import AkMap, AkSheet, Band, Cell
 from domain.rules.errors import RuleViolation
@@ -115,7 +116,7 @@ class AkState(_Frozen):
         return next(u for u in self.combatants.values() if u.id != unit_id)
 
     def replace(self, unit: AkUnit) -> AkState:
-        return self.model_copy(update={"combatants": {**self.combatants, unit.id: unit}})
+        return replaced(self, {"combatants": {**self.combatants, unit.id: unit}})
 
     def engaged(self) -> bool:
         """AK-DST-1: both units in one cell (their M distance is `band`)."""

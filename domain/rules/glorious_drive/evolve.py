@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from domain.events import DomainEvent
+from domain.frozen import replaced
 from domain.rules.glorious_drive import condition_events as cev
 from domain.rules.glorious_drive import events as ev
 from domain.rules.glorious_drive.reload import WeaponAmmo, after_attack, loaded
@@ -18,7 +19,7 @@ from domain.rules.glorious_drive.state import (
     Status,
     next_acting_index,
 )
-from domain.rules.records import EncounterEnded
+from domain.rules.records import COUNTED_ONLY, EncounterEnded
 from domain.rules.ruleset import Entrant
 
 
@@ -49,36 +50,57 @@ def joined(state: GdState, entrant: Entrant) -> GdState:
 
 
 def evolve(state: GdState, event: DomainEvent) -> GdState:  # noqa: PLR0912
+    if type(event) in COUNTED_ONLY:
+        return state
     match event:
+        # The facts of every turn first: each case is an isinstance test, in this order.
         case ev.InitiativeOrdered(turn=turn, order=order):
-            started = state.model_copy(
-                update={"turn": turn, "phase": "main_action", "order": order, "step": "cleanup"}
+            started = replaced(
+                state, {"turn": turn, "phase": "main_action", "order": order, "step": "cleanup"}
             )
-            return started.model_copy(update={"acting_index": next_acting_index(started, 0)})
-        case ev.ActionDelayed(order=order):
-            delayed = state.model_copy(update={"order": order})
-            index = next_acting_index(delayed, state.acting_index)
-            return delayed.model_copy(update={"acting_index": index})
+            return replaced(started, {"acting_index": next_acting_index(started, 0)})
         case ev.CleanupCompleted():
-            return state.model_copy(update={"step": "weapon_swap"})
-        case ev.WeaponsSwapped(combatant=cid, main_weapon=main, sub_weapon=sub):
-            moved = _update(state, cid, main_weapon=main, sub_weapon=sub)
-            return moved.model_copy(update={"step": "move"})
-        case ev.CombatantMoved(combatant=cid, path=path):
-            return _update(state, cid, position=path[-1]).model_copy(update={"step": "action"})
+            return replaced(state, {"step": "weapon_swap"})
         case ev.AttackDeclared():
             return _declared(state, event)
+        case ev.ReactionDeclared(combatant=cid, instead_of=target) if target is not None:
+            return _with_pending(state, lambda a: _swap_defender(a, target, cid))
+        case ev.ReactionDeclared():
+            return state  # only an interception changes who is attacked
+        case ev.HitRolled(die=die, roll_seq=seq):
+            change = {"hit_die": die, "hit_roll_seq": seq}
+            return _with_pending(state, lambda a: replaced(a, change))
+        case ev.GuardCostPaid(combatant=cid, hp=hp) | ev.DamageApplied(combatant=cid, hp=hp):
+            return _update(state, cid, hp=hp)
+        case ev.DefenceResolved(combatant=cid):
+            return _with_pending(state, lambda a: _resolved(a, cid))
+        case ev.MainActionEnded(combatant=cid) | ev.CombatantWaited(combatant=cid):
+            spent = tuple(c for c in state.actions_spent if c != cid)
+            # The order and the combatants stay as they are: the next to act is found on
+            # them before the one copy.
+            index = next_acting_index(state, state.acting_index + 1)
+            return replaced(
+                state,
+                {"step": "cleanup", "pending": None, "pending_loan": None}
+                | {"actions_spent": spent, "acting_index": index},
+            )
+        case ev.TurnEnded():
+            return replaced(
+                state, {"phase": "initiative", "order": (), "acting_index": 0, "actions_spent": ()}
+            )
+        case ev.ActionDelayed(order=order):
+            delayed = replaced(state, {"order": order})
+            index = next_acting_index(delayed, state.acting_index)
+            return replaced(delayed, {"acting_index": index})
+        case ev.WeaponsSwapped(combatant=cid, main_weapon=main, sub_weapon=sub):
+            moved = _update(state, cid, main_weapon=main, sub_weapon=sub)
+            return replaced(moved, {"step": "move"})
+        case ev.CombatantMoved(combatant=cid, path=path):
+            return replaced(_update(state, cid, position=path[-1]), {"step": "action"})
         case ev.SituationModifierGranted(defender=who, percent=p, grade=g, reason=r):
             return _with_pending(
                 state, lambda a: _grant(a, who, SituationGrant(percent=p, grade=g, reason=r))
             )
-        case ev.HitRolled(die=die, roll_seq=seq):
-            change = {"hit_die": die, "hit_roll_seq": seq}
-            return _with_pending(state, lambda a: a.model_copy(update=change))
-        case ev.ReactionDeclared(combatant=cid, instead_of=target) if target is not None:
-            return _with_pending(state, lambda a: _swap_defender(a, target, cid))
-        case ev.GuardCostPaid(combatant=cid, hp=hp) | ev.DamageApplied(combatant=cid, hp=hp):
-            return _update(state, cid, hp=hp)
         case cev.SkillUsed(combatant=cid, skill=skill, uses_left=left, hp=hp):
             uses = state.combatants[cid].skill_uses
             changed = uses if left is None else {**uses, skill: left}
@@ -87,40 +109,26 @@ def evolve(state: GdState, event: DomainEvent) -> GdState:  # noqa: PLR0912
             return _update(state, cid, injury=injury)
         case cev.FaintRecovered(combatant=cid):
             return _update(state, cid, injury="none")
-        case ev.DefenceResolved(combatant=cid):
-            return _with_pending(state, lambda a: _resolved(a, cid))
         case ev.WeaponReloaded(combatant=cid, weapon=name, shots_left=left, reloads_done=done):
             return _reloaded(state, cid, name, left, done)
         case cev.StatusInflicted() | cev.StatusExpired() | cev.StatusDurationElapsed():
             return _status(state, event)
         case ev.LoanOffered(lender=lender, borrower=borrower, item=item):
             loan = PendingLoan(lender=lender, borrower=borrower, item=item)
-            return state.model_copy(update={"pending_loan": loan})
+            return replaced(state, {"pending_loan": loan})
         case ev.LoanDeclined():
-            return state.model_copy(update={"pending_loan": None})
+            return replaced(state, {"pending_loan": None})
         case ev.ItemLent(lender=lender, borrower=borrower, item=item):
             return _lent(state, lender, borrower, item)
         case ev.EquipmentSwapped(combatant=cid, sub_weapon=sub, equipped_items=equipped):
             return _update(state, cid, sub_weapon=sub, equipped_items=equipped)
-        case ev.MainActionEnded(combatant=cid) | ev.CombatantWaited(combatant=cid):
-            spent = tuple(c for c in state.actions_spent if c != cid)
-            after = state.model_copy(
-                update={"step": "cleanup", "pending": None, "pending_loan": None}
-                | {"actions_spent": spent}
-            )
-            index = next_acting_index(after, state.acting_index + 1)
-            return after.model_copy(update={"acting_index": index})
-        case ev.TurnEnded():
-            return state.model_copy(
-                update={"phase": "initiative", "order": (), "acting_index": 0, "actions_spent": ()}
-            )
         case EncounterEnded():
-            return state.model_copy(update={"phase": "over", "pending": None})
+            return replaced(state, {"phase": "over", "pending": None})
     return state
 
 
 def _update(state: GdState, cid: str, **changes: object) -> GdState:
-    return state.replace(state.combatants[cid].model_copy(update=changes))
+    return state.replace(replaced(state.combatants[cid], changes))
 
 
 def _lent(state: GdState, lender_id: str, borrower_id: str, name: str) -> GdState:
@@ -129,16 +137,17 @@ def _lent(state: GdState, lender_id: str, borrower_id: str, name: str) -> GdStat
     item = lender.item(name)
     if item is None:
         return state
-    lender = lender.model_copy(
-        update={
+    lender = replaced(
+        lender,
+        {
             "items": tuple(i for i in lender.items if i.name != name),
             "equipped_items": tuple(n for n in lender.equipped_items if n != name),
-        }
+        },
     )
-    borrower = borrower.model_copy(update={"items": (*borrower.items, item)})
+    borrower = replaced(borrower, {"items": (*borrower.items, item)})
     after = state.replace(lender).replace(borrower)
-    return after.model_copy(
-        update={"pending_loan": None, "actions_spent": (*state.actions_spent, borrower_id)}
+    return replaced(
+        after, {"pending_loan": None, "actions_spent": (*state.actions_spent, borrower_id)}
     )
 
 
@@ -147,11 +156,9 @@ def _declared(state: GdState, event: ev.AttackDeclared) -> GdState:
     ammo = attacker.ammo.get(event.weapon) if event.means == "weapon" else None
     if event.means == "thrown":  # GD-MAIN-7: a thrown carried item leaves the thrower
         kept = tuple(i for i in attacker.items if i.name != event.weapon)
-        attacker = attacker.model_copy(update={"items": kept})
+        attacker = replaced(attacker, {"items": kept})
     if ammo is not None:
-        attacker = attacker.model_copy(
-            update={"ammo": {**attacker.ammo, event.weapon: after_attack(ammo)}}
-        )
+        attacker = replaced(attacker, {"ammo": {**attacker.ammo, event.weapon: after_attack(ammo)}})
     pending = PendingAttack(
         attacker=event.attacker,
         weapon=event.weapon,
@@ -164,17 +171,18 @@ def _declared(state: GdState, event: ev.AttackDeclared) -> GdState:
         defenders=event.defenders,
         means=event.means,
     )
-    return state.replace(attacker).model_copy(update={"pending": pending, "step": "reaction"})
+    combatants = {**state.combatants, attacker.id: attacker}
+    return replaced(state, {"combatants": combatants, "pending": pending, "step": "reaction"})
 
 
 def _with_pending(state: GdState, change: Callable[[PendingAttack], PendingAttack]) -> GdState:
     if state.pending is None:
         return state
-    return state.model_copy(update={"pending": change(state.pending)})
+    return replaced(state, {"pending": change(state.pending)})
 
 
 def _grant(attack: PendingAttack, who: str, grant: SituationGrant) -> PendingAttack:
-    return attack.model_copy(update={"situation": {**attack.situation, who: grant}})
+    return replaced(attack, {"situation": {**attack.situation, who: grant}})
 
 
 def _swap_defender(attack: PendingAttack, target: str, interceptor: str) -> PendingAttack:
@@ -182,11 +190,11 @@ def _swap_defender(attack: PendingAttack, target: str, interceptor: str) -> Pend
     # A modifier granted against the original target (e.g. unaware) does not follow the
     # attack onto a character who chose to step into it.
     situation = {k: v for k, v in attack.situation.items() if k != target}
-    return attack.model_copy(update={"defenders": defenders, "situation": situation})
+    return replaced(attack, {"defenders": defenders, "situation": situation})
 
 
 def _resolved(attack: PendingAttack, cid: str) -> PendingAttack:
-    return attack.model_copy(update={"defenders": tuple(d for d in attack.defenders if d != cid)})
+    return replaced(attack, {"defenders": tuple(d for d in attack.defenders if d != cid)})
 
 
 def _reloaded(state: GdState, cid: str, weapon: str, left: int, done: int) -> GdState:
@@ -196,7 +204,7 @@ def _reloaded(state: GdState, cid: str, weapon: str, left: int, done: int) -> Gd
         interval=old.interval, reload_time=old.reload_time, shots_left=left, reloads_done=done
     )
     ammo = {**combatant.ammo, weapon: new}
-    return state.replace(combatant.model_copy(update={"ammo": ammo}))
+    return state.replace(replaced(combatant, {"ammo": ammo}))
 
 
 def _status(state: GdState, event: DomainEvent) -> GdState:
@@ -210,7 +218,7 @@ def _status(state: GdState, event: DomainEvent) -> GdState:
             return _update(state, cid, statuses=tuple(kept))
         case cev.StatusDurationElapsed(combatant=cid, status=name, turns_left=left):
             statuses = tuple(
-                s.model_copy(update={"turns_left": left}) if s.name == name else s
+                replaced(s, {"turns_left": left}) if s.name == name else s
                 for s in state.combatants[cid].statuses
             )
             return _update(state, cid, statuses=statuses)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 
+from domain.frozen import last_answer
 from domain.rules.errors import RuleViolation
 from domain.rules.glorious_drive import commands as cmd
 from domain.rules.glorious_drive.state import GdCombatant, GdState, PendingAttack
@@ -46,6 +47,7 @@ def procedure(state: GdState) -> ProcedurePoint:
     )
 
 
+@last_answer
 def legal_commands(state: GdState) -> list[LegalCommand]:
     """Every command legal now, and who may issue it."""
     if state.phase == "over":
@@ -70,12 +72,13 @@ def legal_commands(state: GdState) -> list[LegalCommand]:
     return [*steps, *_skills(combatant, state.step, spent=spent), *_actions(acting, spent), *table]
 
 
-def _actions(acting: str, spent: bool) -> list[LegalCommand]:
-    """GD-MAIN-5 A–F (a step accepts the commands of later steps of the same phase)."""
+@functools.lru_cache(maxsize=4096)
+def _actions(acting: str, spent: bool) -> tuple[LegalCommand, ...]:
+    """GD-MAIN-5 A–F (a step accepts the commands of later steps of the same phase); the
+    same nine entries for a combatant all fight long, so built once."""
     if spent:
-        return [_by(c, acting) for c in _SPENT]
-    other = LegalCommand(command=cmd.TakeOtherAction.command_type, issuer="gm", combatant=acting)
-    return [*(_by(c, acting) for c in _ACTIONS), other]
+        return tuple(_by(c, acting) for c in _SPENT)
+    return (*(_by(c, acting) for c in _ACTIONS), _gm_for(cmd.TakeOtherAction, acting))
 
 
 def _skills(combatant: GdCombatant, step: str, *, spent: bool) -> list[LegalCommand]:
@@ -172,6 +175,11 @@ def _gm(command: type[Command]) -> LegalCommand:
 @functools.lru_cache(maxsize=4096)
 def _by(command: type[Command], combatant: str) -> LegalCommand:
     return LegalCommand(command=command.command_type, issuer="controller", combatant=combatant)
+
+
+@functools.lru_cache(maxsize=4096)
+def _gm_for(command: type[Command], combatant: str) -> LegalCommand:
+    return LegalCommand(command=command.command_type, issuer="gm", combatant=combatant)
 
 
 # GD-INJ: the rule that keeps an injured character out of action, and what it means now.

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict
 
+from domain.frozen import replaced
 from domain.rules.errors import RuleViolation
 
 
@@ -48,7 +49,7 @@ def after_attack(ammo: WeaponAmmo) -> WeaponAmmo:
         )
     if ammo.shots_left == 0:
         raise RuleViolation("GD-RLD-1", f"out of ammunition after {ammo.interval} attacks")
-    return ammo.model_copy(update={"shots_left": ammo.shots_left - 1})
+    return replaced(ammo, {"shots_left": ammo.shots_left - 1})
 
 
 def after_reload(ammo: WeaponAmmo) -> WeaponAmmo:
@@ -59,5 +60,5 @@ def after_reload(ammo: WeaponAmmo) -> WeaponAmmo:
     """
     done = ammo.reloads_done + 1
     if done >= ammo.reload_time:
-        return ammo.model_copy(update={"shots_left": ammo.interval, "reloads_done": 0})
-    return ammo.model_copy(update={"reloads_done": done})
+        return replaced(ammo, {"shots_left": ammo.interval, "reloads_done": 0})
+    return replaced(ammo, {"reloads_done": done})

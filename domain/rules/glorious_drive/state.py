@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
+from domain.frozen import replaced
 from domain.rules.errors import RuleViolation
 from domain.rules.glorious_drive.injury import Injury
 from domain.rules.glorious_drive.options import GloriousDriveOptions
@@ -129,7 +130,8 @@ class PendingAttack(_Frozen):
     defenders: tuple[str, ...]
     hit_die: int | None = None  # GD-REACT-6: rolled once, at the first dodge
     hit_roll_seq: int | None = None
-    situation: dict[str, SituationGrant] = {}
+    # A factory, not `= {}`: a mutable default is deep-copied for every attack declared.
+    situation: dict[str, SituationGrant] = Field(default_factory=dict)
     means: AttackMeans = "weapon"  # GD-MAIN-6 unarmed / bash, GD-MAIN-7 thrown item
 
 
@@ -171,7 +173,7 @@ class GdState(_Frozen):
         return found
 
     def replace(self, combatant: GdCombatant) -> GdState:
-        return self.model_copy(update={"combatants": {**self.combatants, combatant.id: combatant}})
+        return replaced(self, {"combatants": {**self.combatants, combatant.id: combatant}})
 
 
 def next_acting_index(state: GdState, start: int) -> int:

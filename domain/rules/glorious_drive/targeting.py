@@ -129,16 +129,20 @@ def _box(a: Position, b: Position) -> list[Position]:
 
 def _clear_path_exists(a: Position, b: Position, occupied: Collection[Position]) -> bool:
     # Squares of the box in order of distance from `a`: one reachable by a clear
-    # shortest path has a clear, reachable predecessor one step closer to `a`.
+    # shortest path has a clear, reachable predecessor one step closer to `a`. Squares are
+    # (x, y, z) tuples here: the walk builds three neighbours of every square of the box.
     sx, sy, sz = (1 if b.x >= a.x else -1), (1 if b.y >= a.y else -1), (1 if b.z >= a.z else -1)
-    reach: set[Position] = set()
-    for p in sorted(_box(a, b), key=lambda q: distance(a, q)):
-        if p == a:
+    start, end = (a.x, a.y, a.z), (b.x, b.y, b.z)
+    blocked = {(p.x, p.y, p.z) for p in occupied}
+    box = product(_axis(a.x, b.x), _axis(a.y, b.y), _axis(a.z, b.z))
+    reach: set[tuple[int, int, int]] = set()
+    for p in sorted(box, key=lambda q: abs(q[0] - a.x) + abs(q[1] - a.y) + abs(q[2] - a.z)):
+        if p == start:
             reach.add(p)
             continue
-        if p != b and p in occupied:
+        if p != end and p in blocked:
             continue
-        back = (p.shifted(-sx, 0, 0), p.shifted(0, -sy, 0), p.shifted(0, 0, -sz))
-        if any(q in reach for q in back):
+        x, y, z = p
+        if (x - sx, y, z) in reach or (x, y - sy, z) in reach or (x, y, z - sz) in reach:
             reach.add(p)
-    return b in reach
+    return end in reach

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from domain.events import DomainEvent
-from domain.rules.records import EncounterEnded
+from domain.frozen import replaced
+from domain.rules.records import COUNTED_ONLY, EncounterEnded
 from domain.rules.ruleset import Entrant
 from domain.rules.wizardry_round import events as ev
 from domain.rules.wizardry_round import status_events as sev
@@ -32,21 +33,21 @@ def joined(state: WzState, entrant: Entrant) -> WzState:
 
 
 def evolve(state: WzState, event: DomainEvent) -> WzState:  # noqa: PLR0912
+    if type(event) in COUNTED_ONLY:
+        return state
     match event:
         case ev.PhaseEntered():
             return _entered(state, event)
         case ev.CombatStarted(combatant=cid, weapon=weapon, strategy=strategy):
             pool = state.pool_of(state.combatants[cid])
             credited = {**state.credited, pool: max(state.credited.get(pool, 0), strategy)}
-            return _update(state, cid, started=True, weapon=weapon).model_copy(
-                update={"credited": credited}
+            return replaced(
+                _update(state, cid, started=True, weapon=weapon), {"credited": credited}
             )
         case ev.TpGained(pool=pool, tp=tp) | ev.FormationDeclared(pool=pool, tp=tp):
-            changed = state.model_copy(update={"tp": {**state.tp, pool: tp}})
+            changed = replaced(state, {"tp": {**state.tp, pool: tp}})
             if isinstance(event, ev.FormationDeclared):
-                return changed.model_copy(
-                    update={"formations": (*state.formations, event.formation)}
-                )
+                return replaced(changed, {"formations": (*state.formations, event.formation)})
             return changed
         case ev.FatigueChanged(combatant=cid):
             return _update(
@@ -59,7 +60,7 @@ def evolve(state: WzState, event: DomainEvent) -> WzState:  # noqa: PLR0912
             )
         case ev.IdentificationNamed(target=target, difficulty=difficulty, skill=skill):
             named = Identification(target=target, difficulty=difficulty, skill=skill)
-            return state.model_copy(update={"identification": named})
+            return replaced(state, {"identification": named})
         case ev.CheckRolled():
             pending = PendingCheck(
                 combatant=event.combatant,
@@ -69,27 +70,27 @@ def evolve(state: WzState, event: DomainEvent) -> WzState:  # noqa: PLR0912
                 fatigue_penalty=event.fatigue_penalty,
                 roll_seqs=event.roll_seqs,
             )
-            return state.model_copy(update={"pending_check": pending})
+            return replaced(state, {"pending_check": pending})
         case ev.CheckRuled():
-            return state.model_copy(update={"pending_check": None})
+            return replaced(state, {"pending_check": None})
         case ev.ActionDeclared():
             declared = Declaration.model_validate(
                 event.model_dump(include=set(Declaration.model_fields))
             )
             declarations = {**state.declarations, event.combatant: declared}
-            return state.model_copy(update={"declarations": declarations})
+            return replaced(state, {"declarations": declarations})
         case ev.InitiativeRolled(innings=innings):
-            return state.model_copy(
-                update={"innings": innings, "inning_index": 0, "done": (), "deferred": ()}
+            return replaced(
+                state, {"innings": innings, "inning_index": 0, "done": (), "deferred": ()}
             )
         case ev.ActionTaken(combatant=cid) | ev.DeclarationDropped(combatant=cid):
-            acted = state.model_copy(update={"done": (*state.done, cid)})
+            acted = replaced(state, {"done": (*state.done, cid)})
             if isinstance(event, ev.DeclarationDropped) and event.fallback == "surrender":
                 return _update(acted, cid, surrendered=True)
             return acted
         case sev.StatusInflicted(combatant=cid, status=name, incapacitating=inc, deferred=True):
             later = Deferred(combatant=cid, status=Status(name=name, incapacitating=inc))
-            return state.model_copy(update={"deferred": (*state.deferred, later)})
+            return replaced(state, {"deferred": (*state.deferred, later)})
         case sev.StatusInflicted(combatant=cid, status=name, incapacitating=inc) | (
             sev.StatusTookEffect(combatant=cid, status=name, incapacitating=inc)
         ):
@@ -98,11 +99,11 @@ def evolve(state: WzState, event: DomainEvent) -> WzState:  # noqa: PLR0912
             kept = tuple(s for s in state.combatants[cid].statuses if s.name != name)
             return _update(state, cid, statuses=kept)
         case ev.InningEnded():
-            return state.model_copy(
-                update={"inning_index": state.inning_index + 1, "done": (), "deferred": ()}
+            return replaced(
+                state, {"inning_index": state.inning_index + 1, "done": (), "deferred": ()}
             )
         case EncounterEnded():
-            return state.model_copy(update={"phase": "over", "pending_check": None})
+            return replaced(state, {"phase": "over", "pending_check": None})
     return state
 
 
@@ -112,11 +113,11 @@ def _entered(state: WzState, event: ev.PhaseEntered) -> WzState:
         changes["identification"] = None  # the GM names it afresh each round (WZ-4)
     if event.phase == "declaration":  # WZ-5: a new round's declarations and innings
         changes |= {"declarations": {}, "formations": (), "innings": (), "inning_index": 0}
-    return state.model_copy(update=changes)
+    return replaced(state, changes)
 
 
 def _update(state: WzState, cid: str, **changes: object) -> WzState:
-    return state.replace(state.combatants[cid].model_copy(update=changes))
+    return state.replace(replaced(state.combatants[cid], changes))
 
 
 def _with_status(state: WzState, cid: str, status: Status) -> WzState:

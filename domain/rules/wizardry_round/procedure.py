@@ -6,6 +6,7 @@ for the GM's ruling holds the procedure until it is ruled on, so no roll is left
 
 from __future__ import annotations
 
+from domain.frozen import last_answer
 from domain.rules.errors import RuleViolation
 from domain.rules.ruleset import Command, LegalCommand, ProcedurePoint
 from domain.rules.wizardry_round import commands as cmd
@@ -31,6 +32,7 @@ def procedure(state: WzState) -> ProcedurePoint:
     )
 
 
+@last_answer
 def legal_commands(state: WzState) -> list[LegalCommand]:
     """Every command legal now, and who may issue it."""
     if state.phase == "over":

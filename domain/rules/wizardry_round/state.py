@@ -6,6 +6,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from domain.frozen import replaced
 from domain.rules.errors import RuleViolation
 from domain.rules.wizardry_round.options import WizardryRoundOptions
 from domain.rules.wizardry_round.sheet import WzSheet
@@ -159,7 +160,7 @@ class WzState(_Frozen):
         return found
 
     def replace(self, combatant: WzCombatant) -> WzState:
-        return self.model_copy(update={"combatants": {**self.combatants, combatant.id: combatant}})
+        return replaced(self, {"combatants": {**self.combatants, combatant.id: combatant}})
 
     def pool_of(self, combatant: WzCombatant) -> str:
         """WZ-2a: the TP pool a combatant gains into and spends from."""
