@@ -2,8 +2,8 @@
 
 `python -m bench.load read URL --token T --clients 32 --seconds 10` prints one JSON line:
 requests/s, p50 and p99 latency in ms, and the count of non-2xx answers. `command` mode drives
-one encounter per client (its ids come from a file): GET what it awaits, POST that command with
-If-Match (only the POST is timed), as a table tool would.
+one encounter per client (its ids come from a file): POST the next command with If-Match (timed),
+chosen from the previous answer's `awaiting`, as a table tool does; a GET only to start.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ import time
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import httpx
 
@@ -44,21 +45,46 @@ async def _reader(
 async def _commander(
     http: httpx.AsyncClient, base: str, fight: dict[str, str], *, stop: float, tally: Tally
 ) -> None:
-    """One table tool on its own encounter: read what it awaits, send that (timed)."""
+    """One table tool on its own encounter: send the next command (timed) with If-Match, and
+    choose the one after from its answer, which carries the version and what is awaited
+    (issue 19), as a table tool does; the encounter is read only at the start and after a
+    refusal."""
     headers = {"Authorization": f"Bearer {fight['token']}"}
     path = f"{base}/v1/encounters/{fight['id']}"
-    while time.perf_counter() < stop:
-        state = (await http.get(path, headers=headers)).json()
-        move = next_move(state)
-        if move is None:
-            return
+    state = (await http.get(path, headers=headers)).json()
+    sides = {c["combatant_id"]: c["side"] for c in state["combatants"]}
+    version, move = state["version"], next_move(state)
+    while move is not None and time.perf_counter() < stop:
         key = str(uuid.uuid4())
-        sent = headers | {"If-Match": f'"{state["version"]}"', "Idempotency-Key": key}
+        sent = headers | {"If-Match": f'"{version}"', "Idempotency-Key": key}
         start = time.perf_counter()
         answer = await http.post(f"{path}/commands", json=move[0], headers=sent)
         tally.latencies.append(time.perf_counter() - start)
         if answer.status_code >= 300:
             tally.failures.append(answer.status_code)
+            state = (await http.get(path, headers=headers)).json()
+            version, move = state["version"], next_move(state)
+            continue
+        answered = answer.json()
+        version, move = answered["version"], _next_from(answered["awaiting"]["commands"], sides)
+
+
+def _next_from(
+    awaited: list[dict[str, Any]], sides: dict[str, str]
+) -> tuple[dict[str, Any], str] | None:
+    """The bench fight's next command from what a command's answer says is awaited: its two
+    combatants never fall (huge HP), so the target is always the other side's."""
+    names = {a["command"]: a for a in awaited}
+    if "RollInitiative" in names:
+        return {"command": "RollInitiative"}, "gm"
+    for command in ("Dodge", "Cleanup"):
+        if command in names and names[command]["combatant"]:
+            return {"command": command, "combatant_id": names[command]["combatant"]}, "gm"
+    if "DeclareAttack" in names and names["DeclareAttack"]["combatant"]:
+        acting = names["DeclareAttack"]["combatant"]
+        target = next(c for c, side in sides.items() if side != sides[acting])
+        return {"command": "DeclareAttack", "combatant_id": acting, "target": target}, "gm"
+    return None
 
 
 @dataclass(frozen=True)
