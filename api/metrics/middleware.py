@@ -18,9 +18,11 @@ from api.metrics.writes import (
     COMMANDS_ROUTE,
     CONFLICTS,
     DICE_ROUTES,
+    TOLD,
     WRITE_METHODS,
     Finished,
     SeenKeys,
+    Told,
     command_kind,
     dice_sources,
     outcome,
@@ -120,8 +122,10 @@ class _Exchange:
         content_type = _header(message, b"content-type")
         if content_type.startswith(EVENT_STREAM):
             self.observe_latency()  # a stream may stay open for minutes: time its first byte
+        told = self.scope.get(TOLD)
+        answered = isinstance(told, Told) and told.dice is not None  # no need to read it
         wanted = content_type.startswith(PROBLEM_JSON) or (
-            200 <= self.status < 300 and self.route in DICE_ROUTES
+            200 <= self.status < 300 and self.route in DICE_ROUTES and not answered
         )
         self.response_body = _Copy() if wanted else None
 
@@ -139,18 +143,25 @@ class _Exchange:
         ).observe(time.perf_counter() - self.started)
 
     def finished(self) -> Finished:
-        headers = dict(self.scope["headers"])
         route = self.route
+        told = self.scope.get(TOLD)
+        told = told if isinstance(told, Told) and route == COMMANDS_ROUTE else None
+        if told is not None:
+            key = told.replay_key
+        else:
+            headers = dict(self.scope["headers"])
+            key = replay_key(headers.get(b"authorization"), headers.get(b"idempotency-key"))
         return Finished(
             method=self.method,
             route=route,
             name=getattr(self.scope.get("route"), "name", None),
             status=self.status or 500,
             request_body=self.request_body.whole()
-            if self.request_body is not None and route == COMMANDS_ROUTE
+            if self.request_body is not None and route == COMMANDS_ROUTE and told is None
             else None,
             response_body=self.response_body.whole() if self.response_body is not None else None,
-            replay_key=replay_key(headers.get(b"authorization"), headers.get(b"idempotency-key")),
+            replay_key=key,
+            told=told,
         )
 
 

@@ -13,6 +13,7 @@ import hashlib
 import json
 import threading
 from collections import OrderedDict
+from collections.abc import MutableMapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -40,6 +41,25 @@ NO_RULESET = "none"
 UNKNOWN = "unknown"
 
 
+# What the encounter command route tells the metrics itself, on the request's scope: it has
+# read the body and built the answer already, so the middleware need not parse either again
+# (it did: the body validated a second time to find its ruleset, the answer parsed for its
+# dice). Any other route, and a command refused before the route ran, is read from its bodies.
+TOLD = "senki.metrics"
+
+
+@dataclass(frozen=True)
+class Told:
+    ruleset: str
+    command: str
+    replay_key: bytes | None
+    dice: tuple[str, ...] | None = None  # the sources of the rolls recorded, once answered
+
+
+def tell(scope: MutableMapping[str, Any], told: Told) -> None:
+    scope[TOLD] = told
+
+
 @dataclass(frozen=True)
 class Finished:
     """One answered request, as far as the metrics need it."""
@@ -51,6 +71,7 @@ class Finished:
     request_body: bytes | None  # kept only for encounter commands
     response_body: bytes | None  # kept only for problems and answers that carry dice
     replay_key: bytes | None  # digest of the caller's token and Idempotency-Key
+    told: Told | None = None
 
     @property
     def is_write(self) -> bool:
@@ -71,7 +92,17 @@ def replay_key(authorization: bytes | None, idempotency_key: bytes | None) -> by
     if idempotency_key is None:
         return None
     scope = caller_scope(authorization.decode("latin-1") if authorization else None)
-    return hashlib.sha256(scope.encode() + b"\n" + idempotency_key).digest()[:16]
+    return _digest(scope, idempotency_key)
+
+
+def replay_key_of(scoped_key: str) -> bytes:
+    """`replay_key` from a key api/writes.py has scoped already (`<caller scope>:<key>`)."""
+    scope, _, key = scoped_key.partition(":")
+    return _digest(scope, key.encode())
+
+
+def _digest(scope: str, key: bytes) -> bytes:
+    return hashlib.sha256(scope.encode() + b"\n" + key).digest()[:16]
 
 
 def problem_type(finished: Finished) -> str | None:
@@ -97,6 +128,8 @@ def command_kind(finished: Finished) -> tuple[str, str]:
     """(ruleset, command): the body's command for encounter commands, else the route's name."""
     if finished.route != COMMANDS_ROUTE:
         return NO_RULESET, finished.name or UNKNOWN
+    if finished.told is not None:
+        return finished.told.ruleset, finished.told.command
     body = _json(finished.request_body)
     ruleset = ruleset_of(body)
     if ruleset is None:  # no ruleset has such a command: never a client's text as a label
@@ -108,6 +141,8 @@ def dice_sources(finished: Finished) -> list[str]:
     """`server` or `hand` for every roll the answer says the write recorded."""
     if finished.route not in DICE_ROUTES or not finished.accepted:
         return []
+    if finished.told is not None and finished.told.dice is not None:
+        return [source for source in finished.told.dice if source in DICE_SOURCES]
     answer = _json(finished.response_body)
     if not isinstance(answer, dict):
         return []

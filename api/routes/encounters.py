@@ -5,7 +5,17 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 from uuid import UUID
 
-from fastapi import APIRouter, Body, Depends, Header, HTTPException, Query, Response, status
+from fastapi import (
+    APIRouter,
+    Body,
+    Depends,
+    Header,
+    HTTPException,
+    Query,
+    Request,
+    Response,
+    status,
+)
 from pydantic import BaseModel, Field, JsonValue
 
 from api.deps import RuntimeDep
@@ -16,6 +26,7 @@ from api.encounter_views import (
     lens_for,
     reader_of,
 )
+from api.metrics.writes import Told, replay_key_of, tell
 from api.security import GM_ONLY, READERS, WRITERS, PrincipalDep, require
 from api.writes import AggregateWriteDep, etag, idempotency_key, if_match
 from domain.encounter.aggregate import Encounter
@@ -186,6 +197,7 @@ def command(
     encounter_id: UUID,
     body: Annotated[EncounterCommand, Body()],
     call: AggregateWriteDep,
+    request: Request,
     response: Response,
 ) -> Response:
     """Issue a command on the version you read (If-Match); the answer carries the facts it
@@ -194,6 +206,11 @@ def command(
     `EnterDie` command."""
     runtime, who, write = call.runtime, call.who, call.write
     state, at = load_for(runtime, who, encounter_id, WRITERS, known=True)
+    # The metrics learn the command from here, not by reading the body again (api/metrics):
+    # under the encounter's own ruleset, which is also the one that decides it.
+    ruleset = state.ruleset_id
+    replay_key = replay_key_of(write.idempotency.key) if write.idempotency else None
+    tell(request.scope, Told(ruleset, body.command, replay_key))
     try:
         answer = runtime.encounters.command(
             encounter_id,
@@ -213,6 +230,10 @@ def command(
         state, _ = runtime.encounters.state(encounter_id)
         policy = Policy.for_reader(reader_of(who), state.combatants)
         raise RuleViolation(refused.rule_id, policy.text(refused.detail)) from None
+    tell(
+        request.scope,
+        Told(ruleset, body.command, replay_key, tuple(r.source for r in answer.rolls)),
+    )
     return _sent(_answer(answer, response, lens_for(runtime, who, encounter_id)))
 
 
