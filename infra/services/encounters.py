@@ -30,6 +30,8 @@ from infra.services.executor import (
 )
 from infra.store.ledger import ConcurrencyConflict
 
+_SEEDS_KEPT = 4096
+
 
 @dataclass(frozen=True)
 class Actor:
@@ -46,17 +48,17 @@ class EncounterService:
         self.executor = executor
         self.master_key = master_key
         self.clock = clock
+        self._seeds: dict[UUID, bytes] = {}
 
     def seed_of(self, encounter_id: UUID) -> bytes:
         # Asked twice a command, an HMAC each time; the seed is a pure function of the key
-        # and the id, so it is kept once derived (for a bounded number of encounters).
-        seeds: dict[tuple[bytes, UUID], bytes] = self.__dict__.setdefault("_seeds", {})
-        key = (self.master_key, encounter_id)
-        seed = seeds.get(key)
+        # and the id, so it is kept once derived (for a bounded number of encounters; this
+        # process derives any of them from the key anyway).
+        seed = self._seeds.get(encounter_id)
         if seed is None:
-            if len(seeds) >= 4096:
-                seeds.clear()
-            seed = seeds[key] = derive_server_seed(self.master_key, encounter_id)
+            if len(self._seeds) >= _SEEDS_KEPT:
+                self._seeds.clear()
+            seed = self._seeds[encounter_id] = derive_server_seed(self.master_key, encounter_id)
         return seed
 
     def open(
