@@ -161,22 +161,6 @@ Outcome: TypeAlias = Decided[BaseModel] | list[DomainEvent]
 ruleset's state when the ruleset reached it while deciding them."""
 
 
-def decision(
-    state: Encounter,
-    command: Command,
-    ctx: CommandContext,
-    *,
-    server_seed: bytes | None = None,
-    hand_faces: Sequence[int] | None = None,
-    dice: Dice | None = None,
-    hand: bool | None = None,
-) -> Outcome:
-    """The command's outcome, not yet applied to the Encounter (`settled` applies it)."""
-    return _decide(
-        state, command, ctx, server_seed=server_seed, hand_faces=hand_faces, dice=dice, hand=hand
-    )
-
-
 def events_of(outcome: Outcome) -> list[DomainEvent]:
     return outcome.events if isinstance(outcome, Decided) else outcome
 
@@ -198,16 +182,17 @@ def settled(
     return Decided(events, after)
 
 
-def _decide(
+def decision(
     state: Encounter,
     command: Command,
     ctx: CommandContext,
     *,
-    server_seed: bytes | None,
-    hand_faces: Sequence[int] | None,
-    dice: Dice | None,
+    server_seed: bytes | None = None,
+    hand_faces: Sequence[int] | None = None,
+    dice: Dice | None = None,
     hand: bool | None = None,
 ) -> Outcome:
+    """The command's outcome, not yet applied to the Encounter (`settled` applies it)."""
     meta = {"at": ctx.at, "by": ctx.by}
     match command:
         case OpenEncounter():
@@ -361,7 +346,7 @@ def _enter(
     issuer = CommandContext(
         at=ctx.at, by=pending.by, is_gm=pending.is_gm, client_seed=pending.client_seed
     )
-    outcome = _decide(
+    outcome = decision(
         state.model_copy(update={"awaiting": None}),
         original,
         issuer,
