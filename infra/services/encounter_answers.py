@@ -9,19 +9,25 @@ class names are the OpenAPI schema names (tests/api/test_openapi*.py pins them).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from pydantic import BaseModel, Field, JsonValue
+from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
+from domain.dice.results import RollResult
 from domain.encounter import aggregate as encounter
 from domain.events import DomainEvent
 from domain.rules.records import EncounterDiceRolled, RulingRecorded
+from domain.rules.ruleset import LegalCommand
 from infra.services.visibility import payload_of
 
 
 class Awaited(BaseModel):
+    # Frozen: one answer's list is shared by every answer at the same point (`_awaited`).
+    model_config = ConfigDict(frozen=True)
+
     command: str
     issuer: str = Field(description="'gm', or 'controller' of the combatant.")
     combatant: str | None = None
@@ -116,9 +122,15 @@ def awaited_die_of(state: encounter.Encounter) -> AwaitedDiePublic | None:
     if state.awaiting is None:
         return None
     die, pending = state.awaiting.die, state.awaiting.pending
-    return AwaitedDiePublic(
+    return AwaitedDiePublic.model_construct(
         **die.model_dump(), command=pending.command_type, faces_entered=len(pending.faces)
     )
+
+
+# The answer is built with `model_construct`, not validated: every value comes from a domain
+# model that was validated when it was made, or from its JSON dump, and validating it again
+# (each payload value through JsonValue's tagged union) was a sixth of a command's CPU.
+# tests/unit/test_encounter_answers.py checks that each answer a fight gives validates as is.
 
 
 def command_answer(
@@ -129,37 +141,54 @@ def command_answer(
     the rolls and rulings among them, and what is awaited next (issue 19)."""
     point = encounter.procedure(state) if state.opened and not state.ended else None
     first = version - len(appended) + 1
-    return CommandAnswer(
+    return CommandAnswer.model_construct(
         id=str(state.id),
         version=version,
         commitment=state.commitment,
         events=[e.event_type for e in appended],
-        rolls=[
-            EncounterRoll.model_validate(e.result, from_attributes=True)
-            for e in appended
-            if isinstance(e, EncounterDiceRolled)
-        ],
+        rolls=[_roll(e.result) for e in appended if isinstance(e, EncounterDiceRolled)],
         rulings=[
-            Ruling.model_validate(e.model_dump(mode="json", include=_RULING_FIELDS))
+            Ruling.model_construct(**e.model_dump(mode="json", include=_RULING_FIELDS))
             for e in appended
             if isinstance(e, RulingRecorded)
         ],
-        facts=[
-            EventPublic(
-                type=e.event_type,
-                version=first + i,
-                position=None,
-                at=e.at,
-                by=e.by,
-                payload=payload_of(e),
-            )
-            for i, e in enumerate(appended)
-        ],
-        awaiting=AwaitingNext(
-            commands=[
-                Awaited.model_validate(c, from_attributes=True)
-                for c in (point.awaiting if point is not None else ())
-            ],
+        facts=[_fact(e, first + i) for i, e in enumerate(appended)],
+        awaiting=AwaitingNext.model_construct(
+            commands=list(_awaited(point.awaiting if point is not None else ())),
             die=awaited_die_of(state),
         ),
+    )
+
+
+@functools.lru_cache(maxsize=4096)
+def _awaited(commands: tuple[LegalCommand, ...]) -> tuple[Awaited, ...]:
+    """The commands awaited at a procedure point, as answered: a fight keeps coming back to
+    the same few points (whose move it is), and each costs a model per command to build."""
+    return tuple(
+        Awaited.model_construct(command=c.command, issuer=c.issuer, combatant=c.combatant)
+        for c in commands
+    )
+
+
+def _roll(result: RollResult) -> EncounterRoll:
+    return EncounterRoll.model_construct(
+        roll_seq=result.roll_seq,
+        expression=result.expression,
+        purpose=result.purpose,
+        source=result.source,
+        client_seed=result.client_seed,
+        total=result.total,
+        success=result.success,
+        text=result.text,
+    )
+
+
+def _fact(event: DomainEvent, version: int) -> EventPublic:
+    return EventPublic.model_construct(
+        type=event.event_type,
+        version=version,
+        position=None,
+        at=event.at,
+        by=event.by,
+        payload=payload_of(event),
     )

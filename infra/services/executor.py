@@ -55,10 +55,11 @@ def as_stored(answer: Response) -> Any:
     return answer
 
 
-def stored(answer: object) -> Response:
-    """An answer as its idempotency record keeps it: JSON, serialised once, here."""
+def stored(answer: object) -> Response | bytes:
+    """An answer as its idempotency record keeps it: JSON, serialised once, here (a typed
+    answer straight to JSON text: no dict of it is built just to be encoded again)."""
     if isinstance(answer, BaseModel):
-        return answer.model_dump(mode="json")
+        return answer.model_dump_json().encode()
     return cast(Response, answer)
 
 

@@ -23,8 +23,7 @@ from domain.rules.glorious_drive.log import LOG as GD_LOG
 from projections.render import Line, render
 from tests.projections.events import AT
 from tests.unit.encounter import test_scripted_encounter as gd_fight
-from tests.unit.rules.armor_knights import test_scripted_duel as ak_duel
-from tests.unit.rules.wizardry_round import test_scripted_encounter as wz_fight
+from tests.unit.rules import fights
 
 RULESETS = (glorious_drive, wizardry_round, armor_knights)
 SUMMARIES = frozenset({"summary_en", "summary_ja"})
@@ -95,15 +94,8 @@ def _gd_events() -> list[DomainEvent]:
     return table.events
 
 
-def _wz_events() -> list[DomainEvent]:
-    return wz_fight.fight().events
-
-
-def _ak_events() -> list[DomainEvent]:
-    table = ak_duel.line_up()
-    ak_duel.turn_1(table)
-    ak_duel.turn_2(table)
-    return table.events
+_wz_events = fights.wizardry_round
+_ak_events = fights.armor_knights
 
 
 @pytest.fixture(scope="module")
