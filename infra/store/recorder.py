@@ -29,7 +29,7 @@ import weakref
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 from uuid import UUID
 
 import psycopg
@@ -42,9 +42,9 @@ from eventsourcing.postgres import (
 )
 from psycopg import Connection
 from psycopg.adapt import Dumper
-from psycopg.pq import DiagnosticField, Format
+from psycopg.pq import ConnStatus, DiagnosticField, ExecStatus, Format
+from psycopg.pq.abc import PGresult
 from psycopg.sql import SQL, Identifier
-from psycopg.types.json import Jsonb
 
 from infra.store.names import ShardTables
 from infra.store.retry import ATTEMPTS, LOST, connection_lost, pause, retried_read
@@ -152,6 +152,68 @@ def _arrays(stored_events: Sequence[StoredEvent]) -> tuple[_Array, _Array, _Arra
         _array(_Texts, 25, [e.topic.encode() for e in stored_events]),
         _array(_Byteas, 17, [e.state for e in stored_events]),
     )
+
+
+# The append function's parameter types, in order: uuid[], bigint[], text[], bytea[], text,
+# text, jsonb, text, text, text (infra/sql/append.sql).
+_NO_SUCH_STATEMENT = b"26000"  # invalid_sql_statement_name
+_APPEND_TYPES = (2951, 1016, 1009, 1001, 25, 25, 3802, 25, 25, 25)
+
+
+class _Prepared:
+    """One statement prepared once per pooled connection and run through libpq itself, its
+    parameters already encoded in PostgreSQL's binary formats and its rows read as text.
+
+    psycopg's `cursor.execute` adapts each parameter, looks up its prepared-statement cache
+    and builds its result machinery on every call: for the append, a statement of ten ready
+    encoded parameters and one bigint[] back, that was more client CPU than the call itself.
+    libpq's blocking call releases the GIL while it waits for the server. A failure raises
+    what psycopg raises for it: the SQLSTATE's class with its `diag` (a refused key or
+    version names its constraint), and an OperationalError when the connection is lost."""
+
+    def __init__(self, name: bytes, query: bytes, types: Sequence[int]) -> None:
+        self.name = name
+        self.query = query
+        self.types = tuple(types)
+        self.formats = (Format.BINARY,) * len(self.types)
+        # The pooled connections it is prepared on, and the encoding of each one's text.
+        self._on: weakref.WeakKeyDictionary[Connection[Any], str] = weakref.WeakKeyDictionary()
+
+    def ready(self, conn: Connection[Any]) -> str:
+        """Prepare it on this connection unless it is; the connection's text encoding."""
+        encoding = self._on.get(conn)
+        if encoding is None:
+            _checked(conn, conn.pgconn.prepare(self.name, self.query, self.types))
+            encoding = self._on[conn] = conn.info.encoding
+        return encoding
+
+    def run(self, conn: Connection[Any], parameters: Sequence[bytes | None]) -> PGresult:
+        self.ready(conn)
+        # libpq sends a None as NULL (as psycopg's own calls do); the stub only lists buffers.
+        values = cast(Sequence[bytes], parameters)
+        result = conn.pgconn.exec_prepared(self.name, values, self.formats, Format.TEXT)
+        if result.error_field(DiagnosticField.SQLSTATE) == _NO_SUCH_STATEMENT:
+            # psycopg deallocates every prepared statement of a connection after a DROP, ALTER
+            # or ROLLBACK on it (its own cache's rule), ours too: prepare it again. Nothing ran.
+            _checked(conn, conn.pgconn.prepare(self.name, self.query, self.types))
+            result = conn.pgconn.exec_prepared(self.name, values, self.formats, Format.TEXT)
+        return _checked(conn, result)
+
+
+def _checked(conn: Connection[Any], result: PGresult) -> PGresult:
+    if result.status in (ExecStatus.TUPLES_OK, ExecStatus.COMMAND_OK):
+        return result
+    if conn.pgconn.status == ConnStatus.BAD:
+        message = result.error_message.decode(errors="replace").strip()
+        raise psycopg.OperationalError(message or "the connection to the server was lost")
+    raise psycopg.errors.error_from_result(result, encoding=conn.info.encoding)
+
+
+def _bigints_of(text: bytes | None) -> list[int]:
+    """A bigint[] in PostgreSQL's text form (`{1,2,3}`), or NULL, as a list."""
+    if text is None or text == b"{}":
+        return []
+    return [int(value) for value in text[1:-1].split(b",")]
 
 
 @dataclass(frozen=True)
@@ -296,16 +358,20 @@ class SenkiRecorder(PostgresApplicationRecorder):
         self.tables = tables
         schema = Identifier(datastore.schema)
         # The whole append is this one statement (infra/sql/append.sql), its parameters sent
-        # in binary and its plan prepared once per connection; rendered to bytes once, since
-        # psycopg renders a composed SQL object again on each execute (about 0.1 ms apiece).
-        self._append = (
+        # in binary and its plan prepared once per connection, through libpq itself (_Prepared).
+        self._append_call = _Prepared(
+            f"senki_{tables.append_function}".encode(),
             SQL(
-                "SELECT {0}.{1}(%b::uuid[], %b::bigint[], %b::text[], %b::bytea[], %b::text, "
-                "%b::text, %b::jsonb, %b::text, %b::text, %b::text) AS positions"
+                "SELECT {0}.{1}($1::uuid[], $2::bigint[], $3::text[], $4::bytea[], $5::text, "
+                "$6::text, $7::jsonb, $8::text, $9::text, $10::text) AS positions"
             )
             .format(schema, Identifier(tables.append_function))
-            .as_bytes(None)
+            .as_bytes(None),
+            _APPEND_TYPES,
         )
+        # The batch as psycopg sends it (a batch carries many appends, so its cost is shared);
+        # rendered to bytes once, since psycopg renders a composed SQL object again on each
+        # execute (about 0.1 ms apiece).
         self._append_batch = (
             SQL(
                 "SELECT positions, refused, message, detail, hint, constraint_name FROM "
@@ -466,23 +532,21 @@ class SenkiRecorder(PostgresApplicationRecorder):
         A refused idempotency key or version raises the IntegrityError it is, naming the
         constraint (idempotency_N_pkey, events_N_pkey) as a plain INSERT would.
         """
-        parameters = (
-            *_arrays(stored_events),
-            record.key if record else None,
-            record.fingerprint if record else None,
-            # Jsonb calls `encoded` on the record: the answer as its JSON text, encoded once.
-            Jsonb(record, dumps=IdempotencyRecord.encoded) if record else None,
-            self.channel_name,
-            _payload(stored_events),
-            self._lock_timeout,
-        )
         with self.datastore.get_connection() as conn:
-            self._teach(conn)
-            with conn.cursor() as curs:
-                curs.execute(self._append, parameters, prepare=True)
-                row = curs.fetchone()
-        positions = row["positions"] if row else None
-        return [int(position) for position in positions or []]
+            encoding = self._append_call.ready(conn)
+            result = self._append_call.run(
+                conn,
+                (
+                    *_arrays(stored_events),
+                    record.key.encode(encoding) if record else None,
+                    record.fingerprint.encode(encoding) if record else None,
+                    _JSONB_VERSION + record.encoded() if record else None,
+                    self.channel_name.encode(encoding),
+                    _payload(stored_events).encode(encoding),
+                    self._lock_timeout.encode(encoding),
+                ),
+            )
+        return _bigints_of(result.get_value(0, 0) if result.ntuples else None)
 
     @retried_read
     def _appended_before(

@@ -16,7 +16,7 @@ from eventsourcing.persistence import IntegrityError, StoredEvent
 
 from infra.store.migrate import SCHEMA_VERSION, migrate, schema_version
 from infra.store.names import SCHEMA
-from infra.store.recorder import IdempotencyRecord, SenkiRecorder
+from infra.store.recorder import IdempotencyRecord, SenkiRecorder, _Prepared
 from tests.contract.shard_setup import OnSenkiShard, each_setup
 from tests.support.databases import APP_ROLE
 
@@ -67,6 +67,33 @@ class AppendFunction(OnSenkiShard):
             f"{self.tables.idempotency}_pkey"
         )
         assert recorder.max_notification_id() == 1
+
+    def test_a_statement_deallocated_under_it_is_prepared_again(self) -> None:
+        # Given the append's way of calling (prepared once per connection, run through libpq)
+        # on a connection, which psycopg then deallocates: it sends DEALLOCATE ALL after a
+        # ROLLBACK, DROP or ALTER on a connection it prepared its own statements on
+        call = _Prepared(b"senki_test_echo", b"SELECT $1::text", (25,))
+        with self.datastore.get_connection() as conn:
+            assert call.run(conn, (b"one",)).get_value(0, 0) == b"one"
+            conn.execute("DEALLOCATE ALL")
+            # When it runs again on that connection, then it is prepared again and runs once
+            assert call.run(conn, (b"two",)).get_value(0, 0) == b"two"
+
+    def test_a_connection_lost_before_an_append_is_retried_on_a_new_one(self) -> None:
+        # Given an append, then every pooled connection ended by the server
+        recorder = SenkiRecorder(self.datastore, tables=self.tables)
+        first = event()
+        recorder.insert_events([first])
+        with psycopg.connect(self.owner_url, autocommit=True) as admin:
+            admin.execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                "WHERE datname = current_database() AND pid <> pg_backend_pid()"
+            )
+        # When the next append comes, then it is sent again on a new connection, once
+        second = StoredEvent(first.originator_id, 2, "test.Marked.v1", b"{}")
+        assert len(recorder.insert_events([second])) == 1
+        stored = recorder.select_events(first.originator_id)
+        assert [e.originator_version for e in stored] == [1, 2]
 
     def test_a_schema_6_database_gets_the_function_when_migrated_again(self) -> None:
         # Given a database as schema 6 left it: no append function
