@@ -27,8 +27,8 @@ from api.encounter_views import (
     reader_of,
 )
 from api.metrics.writes import Told, replay_key_of, tell
-from api.security import GM_ONLY, READERS, WRITERS, PrincipalDep, require
-from api.writes import AggregateWriteDep, etag, idempotency_key, if_match
+from api.security import GM_ONLY, READERS, WRITERS, PrincipalDep, require, voided_on_failure
+from api.writes import AggregateWrite, AggregateWriteDep, etag, idempotency_key, if_match
 from domain.encounter.aggregate import Encounter
 from domain.rules.errors import RuleViolation
 from domain.visibility.encounter import Policy
@@ -204,6 +204,17 @@ def command(
     produced (as you may see them), the new version (ETag) and what is awaited next. With
     hand dice a command that needs a die waits for it (`awaiting.die`): enter it with the
     `EnterDie` command."""
+    with voided_on_failure(call.runtime):  # a failed write may have appended first
+        return _commanded(encounter_id, body, call, request, response)
+
+
+def _commanded(
+    encounter_id: UUID,
+    body: EncounterCommand,
+    call: AggregateWrite,
+    request: Request,
+    response: Response,
+) -> Response:
     runtime, who, write = call.runtime, call.who, call.write
     state, at = load_for(runtime, who, encounter_id, WRITERS, known=True)
     # The metrics learn the command from here, not by reading the body again (api/metrics):

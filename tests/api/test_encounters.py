@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
+from infra.services import Runtime, ShardUnavailable
 from tests.api.conftest import auth, key, open_campaign
 from tests.api.fight import open_fight, started_fight
 
@@ -88,6 +89,23 @@ def test_a_command_answers_with_its_dice_and_rulings(client: TestClient) -> None
     assert "GD-INIT-1" in answer["rulings"][0]["rule_ids"]
     assert answer["version"] == before + len(answer["events"])
     assert rolled.headers["ETag"] == f'"{answer["version"]}"'
+
+
+def test_a_command_whose_write_fails_voids_every_cached_state(
+    client: TestClient, runtime: Runtime, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Given a fight, and a store that fails the next write (it may have appended first)
+    fight = open_fight(client)
+    voided = runtime.append_watch.voided_at
+
+    def failing(*args: Any, **kwargs: Any) -> None:
+        raise ShardUnavailable((0,), "the server closed the connection unexpectedly")
+
+    monkeypatch.setattr(runtime.encounters, "command", failing)
+    # When a command is sent, then it is a 503 and no state cached before it is trusted
+    refused = fight.command({"command": "RollInitiative"})
+    assert refused.status_code == 503, refused.text
+    assert runtime.append_watch.voided_at > voided
 
 
 def test_the_gm_may_enter_dice_rolled_at_the_table(client: TestClient) -> None:
