@@ -154,9 +154,10 @@ def _arrays(stored_events: Sequence[StoredEvent]) -> tuple[_Array, _Array, _Arra
     )
 
 
+_NO_SUCH_STATEMENT = b"26000"  # invalid_sql_statement_name
+_ALREADY_PREPARED = b"42P05"  # duplicate_prepared_statement
 # The append function's parameter types, in order: uuid[], bigint[], text[], bytea[], text,
 # text, jsonb, text, text, text (infra/sql/append.sql).
-_NO_SUCH_STATEMENT = b"26000"  # invalid_sql_statement_name
 _APPEND_TYPES = (2951, 1016, 1009, 1001, 25, 25, 3802, 25, 25, 25)
 
 
@@ -183,9 +184,16 @@ class _Prepared:
         """Prepare it on this connection unless it is; the connection's text encoding."""
         encoding = self._on.get(conn)
         if encoding is None:
-            _checked(conn, conn.pgconn.prepare(self.name, self.query, self.types))
+            self._prepare(conn)
             encoding = self._on[conn] = conn.info.encoding
         return encoding
+
+    def _prepare(self, conn: Connection[Any]) -> None:
+        result = conn.pgconn.prepare(self.name, self.query, self.types)
+        # Another recorder of the same shard (so the same name and statement) may have
+        # prepared it on this pooled connection already: then it is ready.
+        if result.error_field(DiagnosticField.SQLSTATE) != _ALREADY_PREPARED:
+            _checked(conn, result)
 
     def run(self, conn: Connection[Any], parameters: Sequence[bytes | None]) -> PGresult:
         self.ready(conn)
@@ -195,7 +203,7 @@ class _Prepared:
         if result.error_field(DiagnosticField.SQLSTATE) == _NO_SUCH_STATEMENT:
             # psycopg deallocates every prepared statement of a connection after a DROP, ALTER
             # or ROLLBACK on it (its own cache's rule), ours too: prepare it again. Nothing ran.
-            _checked(conn, conn.pgconn.prepare(self.name, self.query, self.types))
+            self._prepare(conn)
             result = conn.pgconn.exec_prepared(self.name, values, self.formats, Format.TEXT)
         return _checked(conn, result)
 

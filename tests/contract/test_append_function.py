@@ -79,6 +79,15 @@ class AppendFunction(OnSenkiShard):
             # When it runs again on that connection, then it is prepared again and runs once
             assert call.run(conn, (b"two",)).get_value(0, 0) == b"two"
 
+    def test_two_recorders_of_one_shard_share_its_statement_on_a_connection(self) -> None:
+        # Given the statement prepared on a connection by one recorder of the shard
+        first = _Prepared(b"senki_test_twin", b"SELECT $1::text", (25,))
+        second = _Prepared(b"senki_test_twin", b"SELECT $1::text", (25,))
+        with self.datastore.get_connection() as conn:
+            assert first.run(conn, (b"one",)).get_value(0, 0) == b"one"
+            # When another recorder of the shard runs it there, then it runs
+            assert second.run(conn, (b"two",)).get_value(0, 0) == b"two"
+
     def test_a_connection_lost_before_an_append_is_retried_on_a_new_one(self) -> None:
         # Given an append, then every pooled connection ended by the server
         recorder = SenkiRecorder(self.datastore, tables=self.tables)
