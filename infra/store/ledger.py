@@ -17,11 +17,11 @@ from uuid import UUID
 
 import psycopg
 from eventsourcing.persistence import IntegrityError, StoredEvent
-from eventsourcing.postgres import PostgresDatastore
 from psycopg.sql import SQL, Identifier
 
 from domain.events import DomainEvent, EventRegistry
 from infra.store.chain import ChainReport, ChainRow, genesis_hash, walk
+from infra.store.connect import ShardDatastore
 from infra.store.mapper import PydanticMapper, Recorded
 from infra.store.names import SCHEMA, ShardTables
 from infra.store.placement import Placements
@@ -121,7 +121,7 @@ class Shard:
 
     def __init__(
         self,
-        datastore: PostgresDatastore,
+        datastore: ShardDatastore,
         tables: ShardTables,
         *,
         url: str | None = None,

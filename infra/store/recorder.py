@@ -38,7 +38,6 @@ from eventsourcing import persistence
 from eventsourcing.persistence import IntegrityError, PersistenceError, StoredEvent
 from eventsourcing.postgres import (
     PostgresApplicationRecorder,
-    PostgresDatastore,
 )
 from psycopg import Connection
 from psycopg.adapt import Dumper
@@ -46,6 +45,7 @@ from psycopg.pq import ConnStatus, DiagnosticField, ExecStatus, Format
 from psycopg.pq.abc import PGresult
 from psycopg.sql import SQL, Identifier
 
+from infra.store.connect import ShardDatastore, as_the_library_raises
 from infra.store.names import ShardTables
 from infra.store.retry import ATTEMPTS, LOST, connection_lost, pause, retried_read
 
@@ -361,7 +361,9 @@ class SenkiRecorder(PostgresApplicationRecorder):
     commit is recognised append by append. An append alone takes the single path unchanged.
     """
 
-    def __init__(self, datastore: PostgresDatastore, *, tables: ShardTables) -> None:
+    datastore: ShardDatastore
+
+    def __init__(self, datastore: ShardDatastore, *, tables: ShardTables) -> None:
         super().__init__(datastore, events_table_name=tables.events)
         self.tables = tables
         schema = Identifier(datastore.schema)
@@ -540,7 +542,8 @@ class SenkiRecorder(PostgresApplicationRecorder):
         A refused idempotency key or version raises the IntegrityError it is, naming the
         constraint (idempotency_N_pkey, events_N_pkey) as a plain INSERT would.
         """
-        with self.datastore.get_connection() as conn:
+        conn = self.datastore.lease()
+        try:
             encoding = self._append_call.ready(conn)
             result = self._append_call.run(
                 conn,
@@ -554,6 +557,10 @@ class SenkiRecorder(PostgresApplicationRecorder):
                     self._lock_timeout.encode(encoding),
                 ),
             )
+        except psycopg.Error as error:
+            raise self.datastore.failed(error) from error
+        finally:
+            self.datastore.release(conn)
         return _bigints_of(result.get_value(0, 0) if result.ntuples else None)
 
     @retried_read
@@ -636,21 +643,6 @@ def _payload(stored_events: Sequence[StoredEvent]) -> str:
     return "" if len(streams) > _MOST_STREAMS_NAMED else ",".join(streams)
 
 
-# The library's datastore turns psycopg's errors into its own, the cause kept (in this order,
-# as eventsourcing.postgres.PostgresDatastore.get_connection does); a refusal reported by the
-# batch function is turned the same way, so the caller cannot tell it from a single append's.
-_AS_THE_LIBRARY_RAISES: tuple[tuple[type[psycopg.Error], type[PersistenceError]], ...] = (
-    (psycopg.InterfaceError, persistence.InterfaceError),
-    (psycopg.OperationalError, persistence.OperationalError),
-    (psycopg.DataError, persistence.DataError),
-    (psycopg.IntegrityError, persistence.IntegrityError),
-    (psycopg.InternalError, persistence.InternalError),
-    (psycopg.ProgrammingError, persistence.ProgrammingError),
-    (psycopg.NotSupportedError, persistence.NotSupportedError),
-    (psycopg.DatabaseError, persistence.DatabaseError),
-)
-
-
 def _refusal(row: dict[str, Any]) -> PersistenceError:
     """The error one append of a batch was refused with, as the server would have raised it
     for the append alone: psycopg's class for its SQLSTATE, whose `diag` carries the
@@ -674,15 +666,7 @@ def _refusal(row: dict[str, Any]) -> PersistenceError:
         kind = psycopg.errors.lookup(state)
     except KeyError:  # a SQLSTATE of Senki's own, such as the fence's SKMOV
         kind = psycopg.errors.get_base_exception(state)
-    cause = kind(text, info=info)
-    wrapper: type[PersistenceError] = PersistenceError
-    for raised, wrapped in _AS_THE_LIBRARY_RAISES:
-        if isinstance(cause, raised):
-            wrapper = wrapped
-            break
-    error = wrapper(str(cause))
-    error.__cause__ = cause
-    return error
+    return as_the_library_raises(kind(text, info=info))
 
 
 _DEADLOCK = "40P01"  # deadlock_detected

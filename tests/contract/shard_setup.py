@@ -13,9 +13,8 @@ from typing import Any, ClassVar
 
 import psycopg
 import pytest
-from eventsourcing.postgres import PostgresDatastore
 
-from infra.store.connect import datastore_for
+from infra.store.connect import ShardDatastore, datastore_for
 from infra.store.names import ShardTables
 from tests.support.databases import APP_ROLE, TestServer, shard_count
 
@@ -34,7 +33,7 @@ class OnSenkiShard:
     pool_size: ClassVar[int] = 6  # the pool grows to twice this (datastore_for's overflow)
     lock_timeout_s: ClassVar[int] = 10
 
-    datastore: PostgresDatastore
+    datastore: ShardDatastore
     tables: ShardTables
     app_url: str
     owner_url: str

@@ -22,7 +22,7 @@ from domain.events import EventRegistry
 from infra.store.ledger import Ledger, Shard
 from infra.store.mapper import PydanticMapper
 from infra.store.names import ShardTables
-from infra.store.recorder import IdempotencyRecord, SenkiRecorder
+from infra.store.recorder import IdempotencyRecord, SenkiRecorder, _Prepared
 from tests.contract.shard_setup import OnSenkiShard, each_setup
 
 pytestmark = [pytest.mark.postgres, pytest.mark.slow]
@@ -156,28 +156,36 @@ class LostAcks(OnSenkiShard):
     __test__ = False
 
     @contextmanager
-    def _lose_the_first_connection(self, *, after_commit: bool) -> Iterator[list[int]]:
-        """The first append's connection dies: after its COMMIT (`after_commit`), or before
-        anything reaches the server (the server ended the session first)."""
-        real = self.datastore.get_connection
-        calls: list[int] = []
+    def _lose_the_first_connection(
+        self, *, after_commit: bool
+    ) -> Iterator[list[psycopg.Connection[Any]]]:
+        """The first append's connection dies: after its COMMIT (`after_commit`: the call
+        returned, its answer never reached us), or before anything reaches the server (the
+        server ended the session first). An append leases its connection (`lease`), so the
+        fault is put where it would strike: on the lease, and on the one statement's result."""
+        real_lease, real_run = self.datastore.lease, _Prepared.run
+        calls: list[psycopg.Connection[Any]] = []
 
-        @contextmanager
-        def flaky() -> Iterator[psycopg.Connection[Any]]:
-            calls.append(1)
-            with real() as conn:
-                if len(calls) == 1 and not after_commit:
-                    self._end_session(conn.info.backend_pid)
-                yield conn
-            if len(calls) == 1 and after_commit:
-                cause = psycopg.OperationalError("server closed the connection unexpectedly")
-                raise OperationalError(str(cause)) from cause
+        def flaky_lease() -> psycopg.Connection[Any]:
+            conn = real_lease()
+            calls.append(conn)
+            if len(calls) == 1 and not after_commit:
+                self._end_session(conn.info.backend_pid)
+            return conn
 
-        self.datastore.get_connection = flaky  # type: ignore[method-assign]
+        def acknowledged(prepared: _Prepared, conn: psycopg.Connection[Any], values: Any) -> Any:
+            result = real_run(prepared, conn, values)
+            if conn is calls[0] and len(calls) == 1 and after_commit:
+                raise psycopg.OperationalError("server closed the connection unexpectedly")
+            return result
+
+        self.datastore.lease = flaky_lease  # type: ignore[method-assign]
+        _Prepared.run = acknowledged  # type: ignore[method-assign]
         try:
             yield calls
         finally:
-            self.datastore.get_connection = real  # type: ignore[method-assign]
+            self.datastore.lease = real_lease  # type: ignore[method-assign]
+            _Prepared.run = real_run  # type: ignore[method-assign]
 
     def _end_session(self, pid: int) -> None:
         with psycopg.connect(self.owner_url, autocommit=True) as conn:
@@ -190,18 +198,20 @@ class LostAcks(OnSenkiShard):
         recorder = SenkiRecorder(self.datastore, tables=self.tables)
         stream = uuid4()
         record = IdempotencyRecord("member:key-1", "fp", {"version": 2}) if with_key else None
-        with self._lose_the_first_connection(after_commit=True):
+        with self._lose_the_first_connection(after_commit=True) as calls:
             positions = recorder.insert_events(
                 [event(stream, 1), event(stream, 2)], idempotency=record
             )
         assert positions == [1, 2]
+        assert len(calls) == 2  # the lost answer, then the retry that recognised the commit
         assert [e.originator_version for e in recorder.select_events(stream)] == [1, 2]
 
     def test_an_answer_only_append_whose_ack_was_lost_is_recognised(self) -> None:
         recorder = SenkiRecorder(self.datastore, tables=self.tables)
         record = IdempotencyRecord("member:key-2", "fp", {"refused": "GD-1"})
-        with self._lose_the_first_connection(after_commit=True):
+        with self._lose_the_first_connection(after_commit=True) as calls:
             assert recorder.insert_events([], idempotency=record) == []
+        assert len(calls) == 2
 
     def test_an_append_that_never_reached_the_server_is_appended_once(self) -> None:
         recorder = SenkiRecorder(self.datastore, tables=self.tables)
@@ -217,11 +227,11 @@ class LostAcks(OnSenkiShard):
         recorder = SenkiRecorder(self.datastore, tables=self.tables)
         stream = uuid4()
         rival = SenkiRecorder(self.datastore, tables=self.tables)
-        with self._lose_the_first_connection(after_commit=False):
+        with self._lose_the_first_connection(after_commit=False) as calls:
             real_once = recorder._append_once
 
             def after_the_rival(*args: Any, **kwargs: Any) -> Any:
-                if not rival.select_events(stream):
+                if calls:  # our first attempt was lost: the rival appends before our retry
                     rival.insert_events([event(stream, 1, b'{"rival":1}')])
                 return real_once(*args, **kwargs)
 
@@ -234,8 +244,12 @@ class LostAcks(OnSenkiShard):
     def test_a_retry_under_another_requests_key_is_a_duplicate(self) -> None:
         recorder = SenkiRecorder(self.datastore, tables=self.tables)
         recorder.insert_events([event()], idempotency=IdempotencyRecord("k", "fp", {"a": 1}))
-        with self._lose_the_first_connection(after_commit=False), pytest.raises(IntegrityError):
+        with (
+            self._lose_the_first_connection(after_commit=False) as calls,
+            pytest.raises(IntegrityError),
+        ):
             recorder.insert_events([event()], idempotency=IdempotencyRecord("k", "fp", {"a": 2}))
+        assert len(calls) == 2
         assert recorder.max_notification_id() == 1
 
 
