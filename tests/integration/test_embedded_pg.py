@@ -46,9 +46,14 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 
 CHILD = textwrap.dedent(
     """
+    import signal
     import sys
     from pathlib import Path
     from infra.postgres.embedded import EmbeddedPostgres, install_termination_handlers
+    # SIGHUP at its default, as a service manager starts a process, even when the suite runs
+    # under nohup: install_termination_handlers rightly leaves an ignored SIGHUP alone, and
+    # the SIGHUP case would wait for an exit that never comes.
+    signal.signal(signal.SIGHUP, signal.SIG_DFL)
     if sys.argv[2] == "handlers":
         install_termination_handlers()
     pg = EmbeddedPostgres(Path(sys.argv[1]))
