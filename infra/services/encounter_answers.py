@@ -21,6 +21,7 @@ from domain.encounter import aggregate as encounter
 from domain.events import DomainEvent
 from domain.rules.records import EncounterDiceRolled, RulingRecorded
 from domain.rules.ruleset import LegalCommand
+from infra.services.built import built
 from infra.services.visibility import payload_of
 
 
@@ -122,14 +123,18 @@ def awaited_die_of(state: encounter.Encounter) -> AwaitedDiePublic | None:
     if state.awaiting is None:
         return None
     die, pending = state.awaiting.die, state.awaiting.pending
-    return AwaitedDiePublic.model_construct(
-        **die.model_dump(), command=pending.command_type, faces_entered=len(pending.faces)
+    return built(
+        AwaitedDiePublic,
+        **die.model_dump(),
+        command=pending.command_type,
+        faces_entered=len(pending.faces),
     )
 
 
-# The answer is built with `model_construct`, not validated: every value comes from a domain
-# model that was validated when it was made, or from its JSON dump, and validating it again
-# (each payload value through JsonValue's tagged union) was a sixth of a command's CPU.
+# The answer is built (`built`: model_construct's result, without its per-field loop), not
+# validated: every value comes from a domain model that was validated when it was made, or
+# from its JSON dump, and validating it again (each payload value through JsonValue's tagged
+# union) was a sixth of a command's CPU.
 # tests/unit/test_encounter_answers.py checks that each answer a fight gives validates as is.
 
 
@@ -141,19 +146,21 @@ def command_answer(
     the rolls and rulings among them, and what is awaited next (issue 19)."""
     point = encounter.procedure(state) if state.opened and not state.ended else None
     first = version - len(appended) + 1
-    return CommandAnswer.model_construct(
+    return built(
+        CommandAnswer,
         id=str(state.id),
         version=version,
         commitment=state.commitment,
         events=[e.event_type for e in appended],
         rolls=[_roll(e.result) for e in appended if isinstance(e, EncounterDiceRolled)],
         rulings=[
-            Ruling.model_construct(**e.model_dump(mode="json", include=_RULING_FIELDS))
+            built(Ruling, **e.model_dump(mode="json", include=_RULING_FIELDS))
             for e in appended
             if isinstance(e, RulingRecorded)
         ],
         facts=[_fact(e, first + i) for i, e in enumerate(appended)],
-        awaiting=AwaitingNext.model_construct(
+        awaiting=built(
+            AwaitingNext,
             commands=list(_awaited(point.awaiting if point is not None else ())),
             die=awaited_die_of(state),
         ),
@@ -165,13 +172,13 @@ def _awaited(commands: tuple[LegalCommand, ...]) -> tuple[Awaited, ...]:
     """The commands awaited at a procedure point, as answered: a fight keeps coming back to
     the same few points (whose move it is), and each costs a model per command to build."""
     return tuple(
-        Awaited.model_construct(command=c.command, issuer=c.issuer, combatant=c.combatant)
-        for c in commands
+        built(Awaited, command=c.command, issuer=c.issuer, combatant=c.combatant) for c in commands
     )
 
 
 def _roll(result: RollResult) -> EncounterRoll:
-    return EncounterRoll.model_construct(
+    return built(
+        EncounterRoll,
         roll_seq=result.roll_seq,
         expression=result.expression,
         purpose=result.purpose,
@@ -184,7 +191,8 @@ def _roll(result: RollResult) -> EncounterRoll:
 
 
 def _fact(event: DomainEvent, version: int) -> EventPublic:
-    return EventPublic.model_construct(
+    return built(
+        EventPublic,
         type=event.event_type,
         version=version,
         position=None,

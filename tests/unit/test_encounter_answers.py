@@ -57,7 +57,7 @@ def test_every_answer_of_a_fight_validates_as_built(
     assert len(built) > 10
     for answer in built:
         validated = CommandAnswer.model_validate_json(answer.model_dump_json())
-        assert validated == CommandAnswer.model_validate(answer.model_dump())
+        assert validated == CommandAnswer.model_validate(answer.model_dump()) == answer
         assert validated.model_dump_json() == answer.model_dump_json()
 
 
