@@ -11,11 +11,17 @@ PostgreSQL, or SENKI_BENCH_DATABASE_URL set to a superuser URL of an external se
    after the other, each with its If-Match) ÷ a bare FastAPI process's CPU per request of a
    constant, both read from /proc through psutil. Aim ≤ 3×. (The throughput under 32 clients
    is `bench.api`'s "encounter commands" row.)
+
+Each figure and its reference take turns in `--rounds` short runs, and each is the median of
+its rounds: on this two-core machine one run of the reference alone has varied by 70 % (a raw
+INSERT at 0.050 ms in one run, 0.089 ms in the next), which a single back-to-back pair turned
+straight into the ratio. The rounds are printed, so the spread is seen.
 """
 
 from __future__ import annotations
 
 import itertools
+import statistics
 import sys
 import time
 import uuid
@@ -33,6 +39,7 @@ from bench.options import parser, write_figures
 from bench.write_workers import RAW_BODY, TURN
 
 COMMANDS = 3000
+ROUNDS = 5
 RAW_TABLE = "bench_command_cost_raw"
 MAP = {"battle_map": {"width": 10, "height": 4}}
 
@@ -47,9 +54,30 @@ def cpu_per_call(action: Callable[[], object], count: int) -> float:
     return (time.process_time() - started) / count
 
 
-def in_process(superuser: str, count: int) -> tuple[float, float]:
-    """(CPU per command, CPU per raw INSERT transaction), both in this process."""
-    with fresh_runtime(superuser) as runtime:
+Rounds = list[tuple[float, float]]  # (figure, reference) of each round
+
+
+def in_turns(
+    figure: Callable[[int], float], reference: Callable[[int], float], count: int, rounds: int
+) -> tuple[float, float, Rounds]:
+    """(median figure, median reference, every round): each measured over count/rounds calls
+    per round, taking turns, so that whatever else loads the machine weighs on both alike."""
+    each = max(10, count // rounds)
+    taken = [(figure(each), reference(each)) for _ in range(rounds)]
+    return (
+        statistics.median(f for f, _ in taken),
+        statistics.median(r for _, r in taken),
+        taken,
+    )
+
+
+def in_process(superuser: str, count: int, rounds: int) -> tuple[float, float, Rounds]:
+    """(CPU per command, CPU per raw INSERT transaction, the rounds), both in this process."""
+    with (
+        fresh_runtime(superuser) as runtime,
+        fresh_database(superuser) as (owner, _),
+        psycopg.connect(owner, autocommit=True) as raw,
+    ):
         fight = open_fight(runtime)
         moves = itertools.cycle(TURN)
 
@@ -57,12 +85,14 @@ def in_process(superuser: str, count: int) -> tuple[float, float]:
             name, body = next(moves)
             return runtime.encounters.command(fight, GM, name, body)
 
-        per_command = cpu_per_call(command, count)
-    with fresh_database(superuser) as (owner, _), psycopg.connect(owner, autocommit=True) as raw:
         raw.execute(f"CREATE TABLE {RAW_TABLE} (id bigserial PRIMARY KEY, stream uuid, body bytea)")
         insert = f"INSERT INTO {RAW_TABLE} (stream, body) VALUES (%s, %s)"
-        per_insert = cpu_per_call(lambda: raw.execute(insert, (uuid.uuid4(), RAW_BODY)), count)
-    return per_command, per_insert
+        return in_turns(
+            lambda n: cpu_per_call(command, n),
+            lambda n: cpu_per_call(lambda: raw.execute(insert, (uuid.uuid4(), RAW_BODY)), n),
+            count,
+            rounds,
+        )
 
 
 def server_cpu(pid: int) -> float:
@@ -86,8 +116,8 @@ def server_cost(pid: int, action: Callable[[], object], count: int) -> float:
     return (server_cpu(pid) - started) / count
 
 
-def over_http(superuser: str, count: int) -> tuple[float, float]:
-    """(server CPU per command, bare server CPU per request)."""
+def over_http(superuser: str, count: int, rounds: int) -> tuple[float, float, Rounds]:
+    """(server CPU per command, bare server CPU per request, the rounds)."""
     senki_port, bare_port = free_port(), free_port()
     with fresh_database(superuser) as (_, service):
         env = {"SENKI_DATABASE_URL": service, "SENKI_DICE_MASTER_KEY": KEY}
@@ -104,9 +134,12 @@ def over_http(superuser: str, count: int) -> tuple[float, float]:
             httpx.Client(base_url=bare, timeout=30) as constant,
         ):
             command = _http_fight(http)
-            per_command = server_cost(senki_pid, command, count)
-            per_bare = server_cost(bare_pid, lambda: constant.get("/constant"), count)
-    return per_command, per_bare
+            return in_turns(
+                lambda n: server_cost(senki_pid, command, n),
+                lambda n: server_cost(bare_pid, lambda: constant.get("/constant"), n),
+                count,
+                rounds,
+            )
 
 
 def _http_fight(http: httpx.Client) -> Callable[[], object]:
@@ -148,12 +181,16 @@ def _http_fight(http: httpx.Client) -> Callable[[], object]:
 def main() -> None:
     options = parser(__doc__)
     options.add_argument("--commands", type=int, default=COMMANDS, help="commands per figure")
+    options.add_argument("--rounds", type=int, default=ROUNDS, help="turns per figure")
     args = options.parse_args()
-    count = 200 if args.quick else args.commands
+    count, rounds = (200, 2) if args.quick else (args.commands, args.rounds)
     with server() as superuser:
-        per_command, per_insert = in_process(superuser, count)
-        per_http, per_bare = over_http(superuser, count)
+        per_command, per_insert, local = in_process(superuser, count, rounds)
+        per_http, per_bare, remote = over_http(superuser, count, rounds)
     ms = 1000
+    for name, taken in (("in process", local), ("over HTTP", remote)):
+        turns = ", ".join(f"{f * ms:.3f}/{r * ms:.3f}" for f, r in taken)
+        print(f"{name}, ms per command / per reference call, round by round: {turns}")
     figures = [
         Figure(
             "CPU per command in process",
@@ -172,7 +209,8 @@ def main() -> None:
             "≤ 3×",
         ),
     ]
-    report("command-cost", f"CPU per encounter command ({count} commands each)", figures)
+    title = f"CPU per encounter command ({count} commands each, medians of {rounds} rounds)"
+    report("command-cost", title, figures)
     write_figures(args.json, figures)
 
 
