@@ -1,9 +1,11 @@
 """Refuse oversized bodies before they are read into memory (HTTP 413).
 
-A declared Content-Length over the limit is refused before the app runs. A chunked body
-(no Content-Length) can only be counted as it arrives: the app is cut off at the first chunk
-past the limit, whatever it makes of that (FastAPI turns a failed body read into a 400), its
-answer is dropped, and the client gets the 413.
+A declared Content-Length over the limit is refused before the app runs; one within it is
+all the server reads of the body (the HTTP parser stops there), so such a request, like one
+without a body, passes untouched. A chunked body (no Content-Length) can only be counted as
+it arrives: the app is cut off at the first chunk past the limit, whatever it makes of that
+(FastAPI turns a failed body read into a 400), its answer is dropped, and the client gets
+the 413.
 """
 
 from __future__ import annotations
@@ -24,9 +26,16 @@ class BodySizeLimit:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        declared = dict(scope["headers"]).get(b"content-length")
-        if declared is not None and declared.isdigit() and int(declared) > self.max_bytes:
-            await self._refuse(send)
+        headers = dict(scope["headers"])
+        declared = headers.get(b"content-length")
+        if declared is not None and declared.isdigit():
+            if int(declared) > self.max_bytes:
+                await self._refuse(send)
+                return
+            await self.app(scope, receive, send)  # the parser reads no more than declared
+            return
+        if declared is None and b"transfer-encoding" not in headers:
+            await self.app(scope, receive, send)  # no body at all
             return
         body = _CountedBody(self.max_bytes, receive, send)
         try:

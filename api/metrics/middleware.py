@@ -50,8 +50,10 @@ class MetricsMiddleware:
             await self.app(scope, receive, send)
             return
         exchange = _Exchange(scope, self.families)
+        # The request body is watched only when it may be a command worth keeping.
+        watched = receive if exchange.request_body is None else exchange.receive(receive)
         try:
-            await self.app(scope, exchange.receive(receive), exchange.send(send))
+            await self.app(scope, watched, exchange.send(send))
         except BaseException:
             exchange.status = exchange.status or 500  # ServerErrorMiddleware answers 500
             raise
