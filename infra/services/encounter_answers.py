@@ -161,18 +161,25 @@ def command_answer(
         facts=[_fact(e, first + i) for i, e in enumerate(appended)],
         awaiting=built(
             AwaitingNext,
-            commands=list(_awaited(point.awaiting if point is not None else ())),
+            commands=list(_awaited(_named(point.awaiting) if point is not None else ())),
             die=awaited_die_of(state),
         ),
     )
 
 
+def _named(commands: Sequence[LegalCommand]) -> tuple[tuple[str, str, str | None], ...]:
+    """The awaited commands as plain tuples: the cache's key (hashing the frozen models
+    themselves goes through pydantic's hash in Python, once per command)."""
+    return tuple((c.command, c.issuer, c.combatant) for c in commands)
+
+
 @functools.lru_cache(maxsize=4096)
-def _awaited(commands: tuple[LegalCommand, ...]) -> tuple[Awaited, ...]:
+def _awaited(commands: tuple[tuple[str, str, str | None], ...]) -> tuple[Awaited, ...]:
     """The commands awaited at a procedure point, as answered: a fight keeps coming back to
     the same few points (whose move it is), and each costs a model per command to build."""
     return tuple(
-        built(Awaited, command=c.command, issuer=c.issuer, combatant=c.combatant) for c in commands
+        built(Awaited, command=command, issuer=issuer, combatant=combatant)
+        for command, issuer, combatant in commands
     )
 
 

@@ -23,6 +23,7 @@ deliberate difference from the library.
 
 from __future__ import annotations
 
+import functools
 import struct
 import threading
 import weakref
@@ -147,7 +148,7 @@ def _ints(values: Sequence[int]) -> _Array:
 def _arrays(stored_events: Sequence[StoredEvent]) -> tuple[_Array, _Array, _Array, _Array]:
     """(uuid[], bigint[], text[], bytea[]) of the events' ids, versions, topics and states."""
     return (
-        _array(_Uuids, 2950, [_uuid(e.originator_id).bytes for e in stored_events]),
+        _array(_Uuids, 2950, [_uuid_bytes(e.originator_id) for e in stored_events]),
         _bigints([e.originator_version for e in stored_events]),
         _array(_Texts, 25, [e.topic.encode() for e in stored_events]),
         _array(_Byteas, 17, [e.state for e in stored_events]),
@@ -639,7 +640,7 @@ class SenkiRecorder(PostgresApplicationRecorder):
 def _payload(stored_events: Sequence[StoredEvent]) -> str:
     """The streams an append wrote to, for listeners; empty (anything may have changed) when
     there are too many for a NOTIFY payload (8000 bytes)."""
-    streams = sorted({str(event.originator_id) for event in stored_events})
+    streams = sorted({str(stream) for stream in {e.originator_id for e in stored_events}})
     return "" if len(streams) > _MOST_STREAMS_NAMED else ",".join(streams)
 
 
@@ -689,3 +690,10 @@ def _twin(error: BaseException) -> BaseException:
 
 def _uuid(value: UUID | str) -> UUID:
     return value if isinstance(value, UUID) else UUID(value)
+
+
+@functools.lru_cache(maxsize=1024)
+def _uuid_bytes(value: UUID | str) -> bytes:
+    """A stream id's 16 bytes: an append's events mostly share one stream, and a live table
+    server writes the same few streams over and over (UUID.bytes is computed on each call)."""
+    return _uuid(value).bytes
