@@ -23,7 +23,6 @@ deliberate difference from the library.
 
 from __future__ import annotations
 
-import functools
 import struct
 import threading
 import weakref
@@ -148,7 +147,7 @@ def _ints(values: Sequence[int]) -> _Array:
 def _arrays(stored_events: Sequence[StoredEvent]) -> tuple[_Array, _Array, _Array, _Array]:
     """(uuid[], bigint[], text[], bytea[]) of the events' ids, versions, topics and states."""
     return (
-        _array(_Uuids, 2950, [_uuid_bytes(e.originator_id) for e in stored_events]),
+        _array(_Uuids, 2950, _stream_bytes(stored_events)),
         _bigints([e.originator_version for e in stored_events]),
         _array(_Texts, 25, [e.topic.encode() for e in stored_events]),
         _array(_Byteas, 17, [e.state for e in stored_events]),
@@ -640,7 +639,7 @@ class SenkiRecorder(PostgresApplicationRecorder):
 def _payload(stored_events: Sequence[StoredEvent]) -> str:
     """The streams an append wrote to, for listeners; empty (anything may have changed) when
     there are too many for a NOTIFY payload (8000 bytes)."""
-    streams = sorted({str(stream) for stream in {e.originator_id for e in stored_events}})
+    streams = sorted({str(stream) for stream in _runs_of_streams(stored_events)})
     return "" if len(streams) > _MOST_STREAMS_NAMED else ",".join(streams)
 
 
@@ -692,8 +691,26 @@ def _uuid(value: UUID | str) -> UUID:
     return value if isinstance(value, UUID) else UUID(value)
 
 
-@functools.lru_cache(maxsize=1024)
-def _uuid_bytes(value: UUID | str) -> bytes:
-    """A stream id's 16 bytes: an append's events mostly share one stream, and a live table
-    server writes the same few streams over and over (UUID.bytes is computed on each call)."""
-    return _uuid(value).bytes
+def _runs_of_streams(stored_events: Sequence[StoredEvent]) -> list[UUID | str]:
+    """The stream of each run of events of one stream, in order (told by identity, see
+    `_stream_bytes`): usually one, however many events."""
+    runs: list[UUID | str] = []
+    for event in stored_events:
+        if not runs or event.originator_id is not runs[-1]:
+            runs.append(event.originator_id)
+    return runs
+
+
+def _stream_bytes(stored_events: Sequence[StoredEvent]) -> list[bytes]:
+    """Each event's stream id as its 16 bytes, computed once per run of events of one stream
+    (UUID.bytes is computed on every call; an append's events share their stream, the very
+    same object, so telling it by identity costs no hash)."""
+    found: list[bytes] = []
+    stream: UUID | str | None = None
+    encoded = b""
+    for event in stored_events:
+        if event.originator_id is not stream:
+            stream = event.originator_id
+            encoded = _uuid(stream).bytes
+        found.append(encoded)
+    return found

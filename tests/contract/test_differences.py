@@ -8,7 +8,7 @@ of what Senki does instead. Same setups as test_library_cases.py.
 from __future__ import annotations
 
 import json
-from uuid import uuid4
+from uuid import UUID, uuid4
 
 import psycopg
 import pytest
@@ -129,6 +129,26 @@ class Differences(OnSenkiShard):
             payloads = [n.payload for n in listener.notifies(timeout=5, stop_after=1)]
         expected = ",".join(sorted(str(e.originator_id) for e in (first, second)))
         assert payloads == [expected]
+
+    def test_senki_an_append_of_interleaved_streams_stores_and_names_each(self) -> None:
+        # Given one append whose events take turns between two streams, one of them named by
+        # an equal id that is not the same object (the recorder tells runs apart by identity)
+        recorder = SenkiRecorder(self.datastore, tables=self.tables)
+        one, two = uuid4(), uuid4()
+        events = [
+            StoredEvent(one, 1, "test.Marked.v1", b'{"n":1}'),
+            StoredEvent(two, 1, "test.Marked.v1", b'{"n":2}'),
+            StoredEvent(UUID(str(one)), 2, "test.Marked.v1", b'{"n":3}'),
+            StoredEvent(two, 2, "test.Marked.v1", b'{"n":4}'),
+        ]
+        with psycopg.connect(self.app_url, autocommit=True) as listener:
+            listener.execute(f"LISTEN {recorder.channel_name}")
+            assert recorder.insert_events(events) == [1, 2, 3, 4]
+            payloads = [n.payload for n in listener.notifies(timeout=5, stop_after=1)]
+        # Then each event is in its own stream, and the NOTIFY names both streams once
+        assert [e.state for e in recorder.select_events(one)] == [b'{"n":1}', b'{"n":3}']
+        assert [e.state for e in recorder.select_events(two)] == [b'{"n":2}', b'{"n":4}']
+        assert payloads == [",".join(sorted((str(one), str(two))))]
 
     # The library's optional insert function (POSTGRES_ENABLE_DB_FUNCTIONS) skips the table
     # lock, so migration never creates it and Senki's append never calls it.
