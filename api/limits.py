@@ -28,14 +28,12 @@ class BodySizeLimit:
             return
         headers = dict(scope["headers"])
         declared = headers.get(b"content-length")
-        if declared is not None and declared.isdigit():
-            if int(declared) > self.max_bytes:
-                await self._refuse(send)
-                return
-            await self.app(scope, receive, send)  # the parser reads no more than declared
+        if declared is not None and declared.isdigit() and int(declared) > self.max_bytes:
+            await self._refuse(send)
             return
-        if declared is None and b"transfer-encoding" not in headers:
-            await self.app(scope, receive, send)  # no body at all
+        if b"transfer-encoding" not in headers and (declared is None or declared.isdigit()):
+            # No body, or one the parser reads no further than its declared length.
+            await self.app(scope, receive, send)
             return
         body = _CountedBody(self.max_bytes, receive, send)
         try:
