@@ -65,3 +65,12 @@ def test_fields_given_in_any_order_are_written_in_the_models_order() -> None:
     assert made.model_dump_json() == (
         '{"command":"DeclareAttack","issuer":"controller","combatant":"ace"}'
     )
+
+
+def test_a_model_that_allows_extra_fields_is_refused() -> None:
+    class Open(BaseModel):
+        model_config = ConfigDict(extra="allow")
+        name: str
+
+    with pytest.raises(TypeError, match="extras"):
+        built(Open, name="x")
