@@ -58,7 +58,8 @@ def create_app(
         generate_unique_id_function=openapi.operation_id,
         # Senki's metrics are its own Prometheus ones (api/metrics). FastAPI's native
         # OpenTelemetry support, on by default, asked the global providers (three os.environ
-        # reads) on every request to find none configured: 4 % of the server's CPU per command.
+        # reads) on every request to find none configured: 2.6 µs a request alone (timeit),
+        # 60 of 1,579 py-spy samples of the server under a stream of commands.
         telemetry={"tracing": False, "metrics": False, "logs": False},
     )
     app.add_middleware(BodySizeLimit, max_bytes=MAX_BODY_BYTES)

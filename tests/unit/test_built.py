@@ -1,5 +1,5 @@
-"""`built` (infra/services/built.py) makes what `model_construct` makes, in a fifth the time,
-and refuses what it cannot make the same way."""
+"""`built` (infra/services/built.py) makes what `model_construct` makes, without its per-field
+loop, and refuses what it cannot make the same way."""
 
 from __future__ import annotations
 
