@@ -14,6 +14,7 @@ from api.security import BearerDep, checked
 from infra.services import Idempotency, InvalidToken, Principal, Runtime, Write, read_token
 
 KEY_HEADER = "Idempotency-Key"
+KEY_LENGTH = (8, 200)  # the characters a key may have, fewest and most
 
 
 # The two write headers, declared once: taken by the dependencies below and by a route's
@@ -24,8 +25,8 @@ KeyHeader = Annotated[
         alias=KEY_HEADER,
         description="A unique key per request (a UUID); a retry with the same key gets "
         "the first answer and changes nothing.",
-        min_length=8,
-        max_length=200,
+        min_length=KEY_LENGTH[0],
+        max_length=KEY_LENGTH[1],
     ),
 ]
 IfMatchHeader = Annotated[
