@@ -60,6 +60,7 @@ from infra.services import (
     PrincipalRole,
     Ruling,
     Runtime,
+    encoded,
 )
 
 router = APIRouter(tags=["encounters"])
@@ -155,7 +156,7 @@ def _sent(answer: CommandAnswer) -> Response:
     """The answer as the response itself: FastAPI would check a returned model against the
     response model again, on a second thread-pool hop for a plain `def` route."""
     headers = {"ETag": f'"{answer.version}"'}
-    return Response(answer.model_dump_json(), media_type="application/json", headers=headers)
+    return Response(encoded(answer), media_type="application/json", headers=headers)
 
 
 @router.post(

@@ -45,7 +45,13 @@ from infra.services.encounter_answers import (
     awaited_die_of,
 )
 from infra.services.encounters import Actor
-from infra.services.executor import Idempotency, IdempotencyKeyReused, StaleVersion, Write
+from infra.services.executor import (
+    Idempotency,
+    IdempotencyKeyReused,
+    StaleVersion,
+    Write,
+    encoded,
+)
 from infra.services.ports import (
     LogHeadView,
     ProjectionPositionView,
@@ -125,6 +131,7 @@ __all__ = [
     "describe_characters",
     "describe_scenarios",
     "describe_units",
+    "encoded",
     "is_unavailable",
     "payload_of",
     "read_page",
