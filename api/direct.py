@@ -23,7 +23,11 @@ from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any
 
 from fastapi import Request, Response
-from fastapi.routing import APIRoute
+from fastapi.dependencies.models import Dependant
+
+# FastAPI's own way for a route to learn the inclusion its handler is built for (APIRoute's
+# get_route_handler reads it); if a release drops it, this import fails at start, loudly.
+from fastapi.routing import APIRoute, _effective_route_context_var
 from starlette.concurrency import run_in_threadpool
 
 # The endpoint's arguments by name, or None: let FastAPI's own handler read this request.
@@ -38,9 +42,16 @@ class DirectRoute(APIRoute):
     def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
         standard = super().get_route_handler()
         endpoint, reader = self.endpoint, type(self).reader
+        # The route as the app includes it: FastAPI builds this handler once per inclusion,
+        # which may add dependencies (the router's) and brings the app's overrides. A
+        # dependency the reader would not call keeps every request on FastAPI's handler.
+        included = _as_included(self)
+        shortcut = _calls(included.dependant) == _calls(self.dependant)
+        provider = included.dependency_overrides_provider
 
         async def handle(request: Request) -> Response:
-            arguments = None if self._overridden() else await reader(self, request)
+            plain = shortcut and not _overridden(provider)
+            arguments = await reader(self, request) if plain else None
             if arguments is None:
                 return await standard(request)
             # A plain `def` endpoint, as FastAPI would run it: on the thread pool (one hop).
@@ -50,11 +61,6 @@ class DirectRoute(APIRoute):
             return answer
 
         return handle
-
-    def _overridden(self) -> bool:
-        """A test that overrides a dependency expects FastAPI to solve it."""
-        provider = self.dependency_overrides_provider
-        return bool(getattr(provider, "dependency_overrides", None))
 
     def json_body(self, raw: bytes) -> tuple[Any, bool]:
         """(the body, True) as the route's own body field reads it, or (None, False) when it
@@ -67,6 +73,22 @@ class DirectRoute(APIRoute):
             return None, False
         body, errors = self.body_field.validate(value, {}, loc=("body",))
         return body, not errors
+
+
+def _as_included(route: DirectRoute) -> Any:
+    """The inclusion FastAPI is building this route's handler for (as `APIRoute` itself
+    reads it), or the route when it is not included in another router."""
+    context = _effective_route_context_var.get()
+    return context if context is not None and context.original_route is route else route
+
+
+def _calls(dependant: Dependant) -> list[Any]:
+    return [dependency.call for dependency in dependant.dependencies]
+
+
+def _overridden(provider: Any) -> bool:
+    """A test that overrides a dependency expects FastAPI to solve it."""
+    return bool(getattr(provider, "dependency_overrides", None))
 
 
 def direct_route(reader: Reader) -> type[DirectRoute]:
