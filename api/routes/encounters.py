@@ -230,8 +230,9 @@ def command(
 
 async def _plain_command(route: DirectRoute, request: Request) -> dict[str, Any] | None:
     """`command`'s arguments, read the short way, when every input is one FastAPI would take
-    as it is; else None (api/direct.py). The order of the checks is FastAPI's: the combined
-    dependency (token, key, If-Match) first, so its refusals come first, as they would."""
+    as it is; else None, and FastAPI's handler reads the whole request (api/direct.py). With
+    every input plain, the combined dependency (token, key, If-Match) is called as FastAPI
+    calls it, and FastAPI calls it first: its refusals are the ones FastAPI would give."""
     headers = request.headers
     key = headers.get(KEY_HEADER)
     if key is not None and not KEY_LENGTH[0] <= len(key) <= KEY_LENGTH[1]:
