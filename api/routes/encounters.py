@@ -17,7 +17,6 @@ from fastapi import (
     status,
 )
 from pydantic import BaseModel, Field, JsonValue, TypeAdapter, ValidationError
-from starlette.requests import ClientDisconnect
 
 from api.deps import RuntimeDep
 from api.direct import DirectRoute, direct_route, is_json
@@ -241,8 +240,11 @@ async def _plain_command(route: DirectRoute, request: Request) -> dict[str, Any]
         return None
     try:
         encounter_id = _ENCOUNTER_ID.validate_python(request.path_params["encounter_id"])
+    except ValidationError:
+        return None
+    try:
         raw = await request.body()
-    except (ValidationError, ClientDisconnect):
+    except Exception:  # cut off (too large) or gone: FastAPI's handler says so, as ever
         return None
     body, valid = route.json_body(raw)
     if not valid:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 import uuid
+from collections.abc import Iterator
 from contextlib import AsyncExitStack
 from typing import Any
 
@@ -16,6 +17,7 @@ from fastapi.dependencies.utils import solve_dependencies
 from fastapi.testclient import TestClient
 from starlette.requests import Request
 
+from api.app import MAX_BODY_BYTES
 from api.direct import DirectRoute, is_json
 from api.encounter_commands import COMMAND_BODIES
 from api.routes import encounters
@@ -120,7 +122,7 @@ REFUSED: list[tuple[str, dict[str, str | None], bytes]] = [
     ("a field no command has", {}, b'{"command": "Cleanup", "combatant_id": "ace", "x": 1}'),
     ("a field of the wrong type", {}, b'{"command": "Cleanup", "combatant_id": 7}'),
     ("NaN, which JSON has not", {}, b'{"command": "Cleanup", "combatant_id": NaN}'),
-    ("out of turn (GD-MAIN)", {}, b'{"command": "Cleanup", "combatant_id": "wing"}'),
+    ("out of turn (GD-TURN-1)", {}, b'{"command": "Cleanup", "combatant_id": "wing"}'),
     (
         "the wrong player's combatant",
         {"Authorization": "kai"},
@@ -177,6 +179,29 @@ def test_a_request_that_is_not_plain_gets_fastapis_own_answer(
     assert direct[0] >= 400, f"{wrong}: {direct}"
     assert direct == standard, wrong
     assert fight.version() == at  # refused: nothing appended
+    if "GD-" in wrong:  # a refusal by the rules names the rule it cites
+        rule = wrong.partition("(")[2].rstrip(")")
+        assert json.loads(direct[1])["rule_id"] == rule
+
+
+def test_a_command_body_over_the_limit_is_413_and_appends_nothing(client: TestClient) -> None:
+    """A chunked body (no Content-Length) is counted as it arrives (api/limits.py): cut off
+    while the command route reads it, the client gets the 413, not a 500 or a 400."""
+    fight = started_fight(client)
+    at = fight.version()
+
+    def chunks() -> Iterator[bytes]:
+        yield b'{"command": "Cleanup", "combatant_id": "'
+        for _ in range(MAX_BODY_BYTES // 4096 + 2):
+            yield b"x" * 4096
+        yield b'"}'
+
+    headers = {"Content-Type": "application/json"} | _headers(fight)
+    answer = client.post(f"/v1/encounters/{fight.id}/commands", headers=headers, content=chunks())
+    assert "content-length" not in answer.request.headers
+    assert answer.status_code == 413, answer.text
+    assert answer.json()["type"].endswith("/too-large")
+    assert fight.version() == at
 
 
 def _request(client: TestClient, fight: Fight, headers: dict[str, str], body: bytes) -> Request:
