@@ -26,6 +26,7 @@ _PASSED_BY_LIBRARY = frozenset({"dbname", "host", "port", "user", "password"})
 SHARD_DOWN_S = 2.0
 SUSPECT_WAIT_S = 1.0  # longest wait for a connection to a cluster that was just down
 PROBE_WAIT_S = 0.5  # /readyz: a kubelet's probe times out after 1 s by default
+_ALONE_CONNECT_S = 2  # libpq's shortest connect_timeout (it reads a smaller one as 2)
 
 
 class ShardUnavailable(OperationalError):
@@ -120,17 +121,41 @@ class ShardDatastore(PostgresDatastore):
         return ShardUnavailable(self.shards, _first_line(error))
 
     def probe(self, timeout: float = PROBE_WAIT_S) -> bool:
-        """Whether the cluster gives a connection that answers within `timeout` (/readyz);
-        False at once while the breaker is open, so a probe never waits on a known outage."""
+        """Whether the cluster answers (/readyz): a pooled connection's `SELECT 1` within
+        `timeout`, or, when every pooled connection is busy, one of its own. False at once
+        while the breaker is open, so a probe never waits on a known outage.
+
+        A busy pool is not an outage: the pool is shared with the requests (on the home
+        cluster, with every read of the directory too), and under load it may have nothing
+        free for half a second. Taking that for a cluster that is down opened the breaker,
+        and every campaign of a healthy cluster answered 503 for SHARD_DOWN_S."""
         if time.monotonic() < self._down_until:
             return False
         try:
             with self.pool.connection(timeout=timeout) as conn:
                 conn.execute("SELECT 1")
-        except (psycopg.Error, psycopg_pool.PoolTimeout):
+        except psycopg_pool.PoolTimeout:
+            if self.answers_alone():
+                return True  # busy, not down: the breaker stays as it is
+            self.unreachable()
+            return False
+        except psycopg.Error:
             self.unreachable()
             return False
         self.reachable()
+        return True
+
+    def answers_alone(self) -> bool:
+        """Whether the cluster answers `SELECT 1` on a connection of its own, outside the
+        pool (waiting libpq's shortest connect timeout, 2 s, for a connection)."""
+        kwargs = dict(self.pool.kwargs) if isinstance(self.pool.kwargs, dict) else {}
+        kwargs |= {"connect_timeout": _ALONE_CONNECT_S, "autocommit": True}
+        conninfo = self.pool.conninfo if isinstance(self.pool.conninfo, str) else ""
+        try:
+            with psycopg.connect(conninfo, **kwargs) as conn:
+                conn.execute("SELECT 1")
+        except psycopg.Error:
+            return False
         return True
 
     def unreachable(self) -> None:

@@ -32,6 +32,7 @@ class Answers:
     seen: Counter[tuple[str, int]] = field(default_factory=Counter)
     without_retry_after: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)  # a few 503 details, as shown
+    first_seen: dict[tuple[str, int], str] = field(default_factory=dict)  # what each said first
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def hook(self, response: httpx.Response) -> None:
@@ -42,6 +43,10 @@ class Answers:
         stream = found.group(1) if found else response.request.url.path
         with self.lock:
             self.seen[stream, response.status_code] += 1
+            self.first_seen.setdefault(
+                (stream, response.status_code),
+                f"{response.request.method} {response.request.url.path}: {response.text[:300]}",
+            )
             if response.status_code == 503:
                 if "retry-after" not in response.headers:
                     self.without_retry_after.append(f"{response.request.url.path}: {response.text}")
@@ -55,6 +60,14 @@ class Answers:
             if code == status:
                 counted[shard_of(stream)] += n
         return counted
+
+    def said_on(self, shard: int, shard_of: Callable[[str], int], status: int = 503) -> list[str]:
+        """What the first answer of `status` said, for each stream of `shard` that got one."""
+        return [
+            text
+            for (stream, code), text in self.first_seen.items()
+            if code == status and shard_of(stream) == shard
+        ]
 
 
 class WatchedClient(TableClient):

@@ -83,7 +83,10 @@ def test_one_cluster_down_stops_only_its_campaigns_and_loses_nothing(
             others = {code for (_, code) in answers.seen if code != 503}
             assert not answers.without_retry_after, answers.without_retry_after[:3]
             assert on[DOWN] > 0, f"no 503 seen while shard {DOWN} was down: {answers.seen}"
-            assert on[UP] == 0, f"campaigns on the healthy shard got {on[UP]} 503s"
+            assert on[UP] == 0, (
+                f"campaigns on the healthy shard got {on[UP]} 503s: "
+                f"{answers.said_on(UP, deployment.shard_of)}"
+            )
             assert not others, f"other 5xx answers: {answers.seen}"
 
             # and the healthy shard's tables kept being served while the other was down

@@ -98,3 +98,39 @@ def test_a_leased_connection_lost_with_its_server_makes_the_cluster_suspect(
     assert reached.pool.timeout == SUSPECT_WAIT_S  # waits less for a new connection…
     reached.release(reached.lease())  # …until the cluster gives one again
     assert reached.pool.timeout != SUSPECT_WAIT_S
+
+
+@pytest.fixture
+def small(app_url: str) -> Iterator[ShardDatastore]:
+    """Shard 0's datastore with a pool of two connections at most, on a real server."""
+    store = datastore_for(app_url, pool_size=1, shards=(0,))
+    try:
+        yield store
+    finally:
+        store.close()
+
+
+def test_a_probe_that_finds_every_pooled_connection_busy_asks_the_cluster_and_opens_no_breaker(
+    small: ShardDatastore,
+) -> None:
+    # Given a pool whose every connection is in use by requests (a home cluster under load)
+    held = [small.lease(), small.lease()]
+    try:
+        # When /readyz probes it
+        answered = small.probe(timeout=0.2)
+    finally:
+        for conn in held:
+            small.release(conn)
+    # Then the cluster answered on a connection of its own: it is busy, not down,
+    assert answered
+    # and its requests are not refused by a breaker (nor kept to the suspect's short wait)
+    small.release(small.lease())
+    assert small.pool.timeout != SUSPECT_WAIT_S
+
+
+def test_a_probe_of_a_cluster_that_is_down_opens_the_breaker(nowhere: ShardDatastore) -> None:
+    started = time.monotonic()
+    assert not nowhere.probe(timeout=0.2)
+    with pytest.raises(ShardUnavailable, match="did not answer moments ago"):
+        nowhere.lease()
+    assert time.monotonic() - started < 3  # no connect of its own waits past libpq's 2 s
