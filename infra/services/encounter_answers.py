@@ -144,7 +144,6 @@ def command_answer(
     """The answer to a command whose `appended` events brought the encounter to `state` at
     `version`: the facts (each with its version; the route redacts them as every read does),
     the rolls and rulings among them, and what is awaited next (issue 19)."""
-    point = encounter.procedure(state) if state.opened and not state.ended else None
     first = version - len(appended) + 1
     return built(
         CommandAnswer,
@@ -153,15 +152,13 @@ def command_answer(
         commitment=state.commitment,
         events=[e.event_type for e in appended],
         rolls=[_roll(e.result) for e in appended if isinstance(e, EncounterDiceRolled)],
-        rulings=[
-            built(Ruling, **e.model_dump(mode="json", include=_RULING_FIELDS))
-            for e in appended
-            if isinstance(e, RulingRecorded)
-        ],
+        rulings=[_ruling(e) for e in appended if isinstance(e, RulingRecorded)],
         facts=[_fact(e, first + i) for i, e in enumerate(appended)],
         awaiting=built(
             AwaitingNext,
-            commands=list(_awaited(_named(point.awaiting) if point is not None else ())),
+            # The procedure's `awaiting`, without building the rest of its point: the same
+            # list, asked of the same state by the next command's legality check (cached).
+            commands=list(_awaited(_named(encounter.legal_commands(state)))),
             die=awaited_die_of(state),
         ),
     )
@@ -181,6 +178,11 @@ def _awaited(commands: tuple[tuple[str, str, str | None], ...]) -> tuple[Awaited
         built(Awaited, command=command, issuer=issuer, combatant=combatant)
         for command, issuer, combatant in commands
     )
+
+
+def _ruling(event: RulingRecorded) -> Ruling:
+    dumped = event.__pydantic_serializer__.to_python(event, mode="json", include=_RULING_FIELDS)
+    return built(Ruling, **dumped)
 
 
 def _roll(result: RollResult) -> EncounterRoll:

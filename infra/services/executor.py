@@ -78,7 +78,7 @@ def encoded(answer: BaseModel) -> bytes:
     and a copy filtered for a reader is another object, serialised anew."""
     last = _LAST
     if last.answer is not answer:
-        last.text = answer.model_dump_json().encode()
+        last.text = answer.__pydantic_serializer__.to_json(answer)  # model_dump_json's bytes
         last.answer = answer
     return last.text
 

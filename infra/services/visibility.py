@@ -30,8 +30,16 @@ _KEPT = 512  # encounters whose fold is kept (the live ones of a table server)
 PUBLIC_EVENTS = frozenset({"EncounterDiceRolled", "EncounterOpened", "EncounterSeedRevealed"})
 
 
+_STAMP = {"at", "by"}  # who and when: an event's fact carries them beside its payload
+
+
 def payload_of(event: DomainEvent) -> dict[str, JsonValue]:
-    dumped: dict[str, JsonValue] = event.model_dump(mode="json", exclude={"at", "by"})
+    """The event's fields but who and when, as JSON values: what model_dump(mode="json")
+    gives, from the model's serializer itself (its wrapper's argument handling was a third
+    of the time, for every fact of every answer)."""
+    dumped: dict[str, JsonValue] = event.__pydantic_serializer__.to_python(
+        event, mode="json", exclude=_STAMP
+    )
     return dumped
 
 

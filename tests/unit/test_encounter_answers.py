@@ -32,15 +32,21 @@ FIGHTS: dict[str, Callable[[], list[DomainEvent]]] = {
 }
 
 
-def answers(ruleset: str, monkeypatch: pytest.MonkeyPatch) -> list[CommandAnswer]:
-    """The answer to each command the fight decides, as the executor would build it."""
+def answers(
+    ruleset: str, monkeypatch: pytest.MonkeyPatch, states: dict[str, list[Any]] | None = None
+) -> list[CommandAnswer]:
+    """The answer to each command the fight decides, as the executor would build it (and,
+    in `states`, the state each command reached)."""
+    states = {} if states is None else states
     built: list[CommandAnswer] = []
     decided = aggregate.decided
+    reached = states.setdefault(ruleset, [])
 
     def answering(*args: Any, **kwargs: Any) -> aggregate.Decided[aggregate.Encounter]:
         outcome = decided(*args, **kwargs)
         version = (built[-1].version if built else 0) + len(outcome.events)
         built.append(command_answer(outcome.state, version, outcome.events))
+        reached.append(outcome.state)
         return outcome
 
     monkeypatch.setattr(aggregate, "decided", answering)
@@ -79,3 +85,18 @@ def test_an_answer_carries_each_decided_fact_its_rolls_and_its_rulings(
         isinstance(e, EncounterDiceRolled) for e in events
     )
     assert sum(len(a.rulings) for a in built) == sum(isinstance(e, RulingRecorded) for e in events)
+
+
+@pytest.mark.parametrize("ruleset", FIGHTS)
+def test_an_answer_awaits_what_the_procedure_point_of_its_state_awaits(
+    ruleset: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    states: dict[str, list[Any]] = {}
+    built = answers(ruleset, monkeypatch, states)
+
+    for answer, state in zip(built, states[ruleset], strict=True):
+        point = aggregate.procedure(state) if state.opened and not state.ended else None
+        expected = [] if point is None else [a.model_dump() for a in point.awaiting]
+        assert [a.model_dump() for a in answer.awaiting.commands] == expected
+    assert any(answer.awaiting.commands for answer in built)
+    assert any(not answer.awaiting.commands for answer in built)  # the fight's end
