@@ -8,9 +8,9 @@ moving a class does not orphan the log; an old shape is read through an upcaster
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Self, cast
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -28,6 +28,15 @@ class DomainEvent(BaseModel):
 
     at: datetime = Field(description="When it happened (passed in; the domain has no clock).")
     by: str = Field(min_length=1, description="Who caused it: a member id, 'gm', or 'system'.")
+
+    @classmethod
+    def stamped(cls, fields: Mapping[str, object], *, at: datetime, by: str) -> Self:
+        """The fact with these fields, stamped with when and who, validated as
+        `model_validate` validates it: by the model's own validator, without the wrapper's
+        argument handling (a third of a small event's validation, for every fact decided)."""
+        return cast(
+            Self, cls.__pydantic_validator__.validate_python({**fields, "at": at, "by": by})
+        )
 
 
 class UnknownEventType(LookupError):

@@ -78,7 +78,7 @@ class ReplayDice(Dice):
             f"1D{sides}", [face], roll_seq=self._seq, purpose=f"{purpose} (replay: {label} die)"
         )
         self._seq += 1
-        self._held.append(EncounterDiceRolled.model_validate({"result": result, **self._meta()}))
+        self._held.append(EncounterDiceRolled.stamped({"result": result}, at=self._at, by=self._by))
         return face
 
     def _original_face(self, sides: int) -> int | None:

@@ -121,7 +121,7 @@ class Dice:
         else:
             raise DiceEntryError(f"{purpose} needs a 1D{sides}: {self._source.why_no_server_dice}")
         self._seq += 1
-        self._held.append(EncounterDiceRolled.model_validate({"result": result, **self._meta()}))
+        self._held.append(EncounterDiceRolled.stamped({"result": result}, at=self._at, by=self._by))
         return result.total
 
     @property
@@ -136,7 +136,7 @@ class Dice:
         roll of an area attack, GD-REACT-6).
         """
         held, self._held = self._held, []
-        ruling = RulingRecorded.model_validate(
+        ruling = RulingRecorded.stamped(
             {
                 "rule_ids": decision.rule_ids,
                 "inputs": decision.inputs,
@@ -145,8 +145,9 @@ class Dice:
                 "options": decision.options,
                 "summary_en": decision.summary_en,
                 "summary_ja": decision.summary_ja,
-                **self._meta(),
-            }
+            },
+            at=self._at,
+            by=self._by,
         )
         return [*held, ruling]
 
@@ -156,9 +157,6 @@ class Dice:
             raise RuntimeError(f"{len(self._held)} dice were drawn but no ruling used them")
         if self._faces:
             raise DiceEntryError(f"{len(self._faces)} die faces were entered but not needed")
-
-    def _meta(self) -> dict[str, object]:
-        return {"by": self._by, "at": self._at}
 
 
 def roll_seqs(events: Sequence[DomainEvent]) -> list[int]:

@@ -31,12 +31,12 @@ class Run:
     def emit(self, cls: type[DomainEvent], said: Said, **fields: object) -> None:
         """Decide a fact (stamped with who and when, told in English and Japanese); apply it."""
         en, ja = said
-        meta = {"at": self.ctx.at, "by": self.ctx.by, "summary_en": en, "summary_ja": ja}
-        self._add(cls.model_validate({**fields, **meta}))
+        told = {**fields, "summary_en": en, "summary_ja": ja}
+        self._add(cls.stamped(told, at=self.ctx.at, by=self.ctx.by))
 
     def emit_plain(self, cls: type[DomainEvent], **fields: object) -> None:
         """A shared fact without summaries of its own (EncounterEnded: its ruling says why)."""
-        self._add(cls.model_validate({**fields, "at": self.ctx.at, "by": self.ctx.by}))
+        self._add(cls.stamped(fields, at=self.ctx.at, by=self.ctx.by))
 
     def rule(self, decision: Decision) -> None:
         """Record the dice drawn so far, then the ruling that used them."""

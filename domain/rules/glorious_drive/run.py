@@ -29,7 +29,7 @@ class Run:
 
     def emit(self, cls: type[DomainEvent], **fields: object) -> None:
         """Decide a fact (stamped with who and when) and apply it at once."""
-        self._add(cls.model_validate({**fields, "at": self.ctx.at, "by": self.ctx.by}))
+        self._add(cls.stamped(fields, at=self.ctx.at, by=self.ctx.by))
 
     def rule(self, decision: Decision, *, cites: tuple[int, ...] = ()) -> None:
         """Record the dice drawn so far, then the ruling that used them."""
