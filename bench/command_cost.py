@@ -6,7 +6,8 @@ PostgreSQL, or SENKI_BENCH_DATABASE_URL set to a superuser URL of an external se
 1. In one process: CPU per encounter command (the TURN cycle of bench/write_workers.py on one
    encounter, through the application service, as the API calls it) ÷ CPU per raw one-row
    INSERT transaction from the same process. CPU is `time.process_time()`: every thread of
-   this process (the pool's included), not the server's. Aim ≤ 4×.
+   this process (the pool's included), not the server's; its garbage collector tuned as the
+   service's. Aim ≤ 4×.
 2. Over HTTP: the `senki serve` process's CPU per encounter command (one client, commands one
    after the other, each with its If-Match) ÷ a bare FastAPI process's CPU per request of a
    constant, both read from /proc through psutil. Aim ≤ 3×. (The throughput under 32 clients
@@ -37,6 +38,7 @@ from bench.common import KEY, Figure, fresh_database, fresh_runtime, report, ser
 from bench.encounter import GM, open_fight, sheet
 from bench.options import parser, write_figures
 from bench.write_workers import RAW_BODY, TURN
+from infra import gc_tuning
 
 COMMANDS = 3000
 ROUNDS = 5
@@ -72,7 +74,9 @@ def in_turns(
 
 
 def in_process(superuser: str, count: int, rounds: int) -> tuple[float, float, Rounds]:
-    """(CPU per command, CPU per raw INSERT transaction, the rounds), both in this process."""
+    """(CPU per command, CPU per raw INSERT transaction, the rounds), both in this process,
+    with the collector tuned as `senki serve` tunes its own (infra/gc_tuning.py)."""
+    gc_tuning.tune()
     with (
         fresh_runtime(superuser) as runtime,
         fresh_database(superuser) as (owner, _),
