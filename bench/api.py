@@ -27,6 +27,7 @@ from contextlib import contextmanager
 from typing import Any
 
 import httpx
+import psutil
 
 from bench.common import KEY, Figure, fresh_database, report, server
 from bench.encounter import HUGE_HP
@@ -63,7 +64,25 @@ def process(args: list[str], env: dict[str, str], ready: str) -> Iterator[int]:
         child.wait(timeout=30)
 
 
-def load(mode: str, url: str, seconds: float, **options: str) -> dict[str, float]:
+def server_cpu(pid: int) -> float:
+    """CPU seconds of a server process and its children, PostgreSQL's excluded."""
+    root = psutil.Process(pid)
+    total = 0.0
+    for each in [root, *root.children(recursive=True)]:
+        if "postgres" in each.name():
+            continue
+        times = each.cpu_times()
+        total += times.user + times.system
+    return total
+
+
+def load(
+    mode: str, url: str, seconds: float, server: int | None = None, **options: str
+) -> dict[str, float]:
+    """bench/load.py's figures; with `server` (a pid), also that server's CPU over the run:
+    `server_cores` and `server_ms` a request."""
+    before = server_cpu(server) if server is not None else 0.0
+    started = time.perf_counter()
     args = [
         sys.executable,
         "-m",
@@ -79,7 +98,21 @@ def load(mode: str, url: str, seconds: float, **options: str) -> dict[str, float
         args += [f"--{name}", value]
     done = subprocess.run(args, capture_output=True, text=True, check=True)
     result: dict[str, float] = json.loads(done.stdout.strip().splitlines()[-1])
+    if server is not None:
+        spent = server_cpu(server) - before  # also while the generator started: idle then
+        result["server_cores"] = spent / (time.perf_counter() - started)
+        result["server_ms"] = spent / max(1, int(result["requests"])) * 1000
     return result
+
+
+def accounting(name: str, figures: dict[str, float], server: str) -> str:
+    """Where the CPU of one load run went, the generator's and the server's."""
+    rate, generator = figures["per_second"], figures["generator_cores"]
+    return (
+        f"{name}: {rate:,.0f}/s; the load generator {generator:.2f} cores "
+        f"({figures['generator_ms']:.2f} ms CPU a request), {server} "
+        f"{figures['server_cores']:.2f} cores ({figures['server_ms']:.2f} ms a request)"
+    )
 
 
 def wrk(url: str, token: str | None = None, *, seconds: float) -> dict[str, float] | None:
@@ -263,14 +296,17 @@ def main() -> None:
             "--log-level",
             "warning",
         ]
-        with process(senki_cmd, env, f"{senki}/readyz"), process(bare_cmd, {}, f"{bare}/constant"):
+        with (
+            process(senki_cmd, env, f"{senki}/readyz") as senki_pid,
+            process(bare_cmd, {}, f"{bare}/constant") as bare_pid,
+        ):
             token, read, fights = set_up(senki)
             with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as file:
                 json.dump(fights, file)
             # Commands are compared with the bare endpoint under the same (Python) generator;
             # reads, when wrk is installed, under wrk on both sides, taking turns.
-            same_generator = load("read", f"{bare}/constant", seconds)
-            commands = load("command", senki, seconds, fights=file.name)
+            same_generator = load("read", f"{bare}/constant", seconds, bare_pid)
+            commands = load("command", senki, seconds, senki_pid, fights=file.name)
             turns: list[Turn] = []
             if shutil.which("wrk") is not None:
                 reference, reads, turns = interleaved(
@@ -308,6 +344,10 @@ def main() -> None:
         ),
     ]
     report("api", f"API under {CLIENTS} concurrent clients", figures)
+    # A generator at about one core (its GIL) is the limit, not the server: then the ratio is
+    # about its own CPU per bare request over its CPU per command, whatever the server costs.
+    print(accounting("bare endpoint, same generator", same_generator, "the bare server"))
+    print(accounting("encounter commands", commands, "senki serve"))
     write_figures(args.json, figures)
     print(
         json.dumps(

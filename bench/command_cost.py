@@ -30,10 +30,9 @@ from collections.abc import Callable
 from typing import Any
 
 import httpx
-import psutil
 import psycopg
 
-from bench.api import call, free_port, process
+from bench.api import call, free_port, process, server_cpu
 from bench.common import KEY, Figure, fresh_database, fresh_runtime, report, server
 from bench.encounter import GM, open_fight, sheet
 from bench.options import parser, write_figures
@@ -97,18 +96,6 @@ def in_process(superuser: str, count: int, rounds: int) -> tuple[float, float, R
             count,
             rounds,
         )
-
-
-def server_cpu(pid: int) -> float:
-    """CPU seconds of a server process and its children, PostgreSQL's excluded."""
-    root = psutil.Process(pid)
-    total = 0.0
-    for each in [root, *root.children(recursive=True)]:
-        if "postgres" in each.name():
-            continue
-        times = each.cpu_times()
-        total += times.user + times.system
-    return total
 
 
 def server_cost(pid: int, action: Callable[[], object], count: int) -> float:

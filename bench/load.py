@@ -3,7 +3,9 @@
 `python -m bench.load read URL --token T --clients 32 --seconds 10` prints one JSON line:
 requests/s, p50 and p99 latency in ms, and the count of non-2xx answers. `command` mode drives
 one encounter per client (its ids come from a file): POST the next command with If-Match (timed),
-chosen from the previous answer's `awaiting`, as a table tool does; a GET only to start.
+chosen from the previous answer's `awaiting`, as a table tool does; a GET only to start. It
+also reports its own CPU over the measured window (`generator_cores`, `generator_ms` a
+request).
 """
 
 from __future__ import annotations
@@ -115,9 +117,9 @@ async def run(load: Load) -> dict[str, float]:
                 )
                 for i in range(load.clients)
             ]
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.process_time()
         await asyncio.gather(*tasks)
-        elapsed = time.perf_counter() - started
+        elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu
     ordered = sorted(tally.latencies)
     return {
         "requests": len(ordered),
@@ -125,6 +127,10 @@ async def run(load: Load) -> dict[str, float]:
         "p50_ms": statistics.median(ordered) * 1000 if ordered else float("nan"),
         "p99_ms": ordered[max(0, int(len(ordered) * 0.99) - 1)] * 1000 if ordered else float("nan"),
         "failures": len(tally.failures),
+        # The generator's own CPU over the same window: at about one core (its GIL), the
+        # generator, not the server, is what caps the rate.
+        "generator_cores": cpu / elapsed,
+        "generator_ms": cpu / len(ordered) * 1000 if ordered else float("nan"),
     }
 
 
