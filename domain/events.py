@@ -51,6 +51,7 @@ class EventRegistry:
         self._upcasters: dict[tuple[str, int], Upcaster] = {}
         # Topics already resolved: a projector asks for every event of the log.
         self._topics: dict[str, tuple[type[DomainEvent], int]] = {}
+        self._topic_of: dict[type[DomainEvent], str] = {}  # and each class's own, to append
 
     def register(self, *classes: type[DomainEvent]) -> None:
         for cls in classes:
@@ -71,7 +72,12 @@ class EventRegistry:
         return decorate
 
     def topic(self, event: DomainEvent) -> str:
-        return f"{event.event_type}.v{event.version}"
+        """`<event_type>.v<version>`, made once per class (every event appended asks)."""
+        kind = type(event)
+        topic = self._topic_of.get(kind)
+        if topic is None:
+            topic = self._topic_of[kind] = f"{kind.event_type}.v{kind.version}"
+        return topic
 
     def decode(self, topic: str, data: JsonObject) -> DomainEvent:
         cls, stored_version = self._class_of(topic)
