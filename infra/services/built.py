@@ -43,7 +43,10 @@ def _fields_of(model: type[BaseModel]) -> tuple[str, ...]:
     """The model's field names in order, once per model; TypeError for a model `built`
     cannot make as model_construct would (private attributes, extras allowed)."""
     if model.__private_attributes__ or model.model_config.get("extra") == "allow":
-        raise _refused(model, {})
+        raise TypeError(
+            f"built() cannot make {model.__name__}: it has private attributes or allows "
+            "extras, which only model_construct sets; use that"
+        )
     return tuple(model.__pydantic_fields__)
 
 
