@@ -116,8 +116,8 @@ def accounting(name: str, figures: dict[str, float], server: str) -> str:
 
 
 def wrk(url: str, token: str | None = None, *, seconds: float) -> dict[str, float] | None:
-    """The same read load from wrk (C, Debian's package) when it is installed: a Python load
-    generator on the same two cores caps the rate before the server does."""
+    """The same read load from wrk (C, Debian's package) when it is installed: cheaper still
+    than bench/load.py's Python clients, so it leaves the servers more of the two cores."""
     if shutil.which("wrk") is None:
         return None
     args = ["wrk", "-t2", f"-c{CLIENTS}", f"-d{max(1, round(seconds))}s", "--latency", url]
@@ -344,8 +344,8 @@ def main() -> None:
         ),
     ]
     report("api", f"API under {CLIENTS} concurrent clients", figures)
-    # A generator at about one core (its GIL) is the limit, not the server: then the ratio is
-    # about its own CPU per bare request over its CPU per command, whatever the server costs.
+    # Where each run's CPU went: with the generator well under a core, each server (one
+    # process, at about one core under this load) is what set its rate.
     print(accounting("bare endpoint, same generator", same_generator, "the bare server"))
     print(accounting("encounter commands", commands, "senki serve"))
     write_figures(args.json, figures)

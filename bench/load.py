@@ -5,7 +5,8 @@ requests/s, p50 and p99 latency in ms, and the count of non-2xx answers. `comman
 one encounter per client (its ids come from a file): POST the next command with If-Match (timed),
 chosen from the previous answer's `awaiting`, as a table tool does; a GET only to start. It
 also reports its own CPU over the measured window (`generator_cores`, `generator_ms` a
-request).
+request). Each client is one keep-alive connection of bench/lean_http.py, which says why not
+httpx.
 """
 
 from __future__ import annotations
@@ -19,9 +20,9 @@ import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
-import httpx
-
+from bench.lean_http import Connection
 from infra.demo.gd import next_move
 
 
@@ -33,26 +34,22 @@ class Tally:
     failures: list[int] = field(default_factory=list)
 
 
-async def _reader(
-    http: httpx.AsyncClient, url: str, headers: dict[str, str], *, stop: float, tally: Tally
-) -> None:
+async def _reader(http: Connection, path: str, *, stop: float, tally: Tally) -> None:
     while time.perf_counter() < stop:
         start = time.perf_counter()
-        answer = await http.get(url, headers=headers)
+        answer = await http.get(path)
         tally.latencies.append(time.perf_counter() - start)
-        if answer.status_code >= 300:
-            tally.failures.append(answer.status_code)
+        if answer.status >= 300:
+            tally.failures.append(answer.status)
 
 
-async def _commander(
-    http: httpx.AsyncClient, base: str, fight: dict[str, str], *, stop: float, tally: Tally
-) -> None:
+async def _commander(http: Connection, fight: dict[str, str], *, stop: float, tally: Tally) -> None:
     """One table tool on its own encounter: send the next command (timed) with If-Match, and
     choose the one after from its answer, which carries the version and what is awaited
     (issue 19), as a table tool does; the encounter is read only at the start and after a
     refusal."""
     headers = {"Authorization": f"Bearer {fight['token']}"}
-    path = f"{base}/v1/encounters/{fight['id']}"
+    path = f"/v1/encounters/{fight['id']}"
     state = (await http.get(path, headers=headers)).json()
     sides = {c["combatant_id"]: c["side"] for c in state["combatants"]}
     version, move = state["version"], next_move(state)
@@ -60,10 +57,10 @@ async def _commander(
         key = str(uuid.uuid4())
         sent = headers | {"If-Match": f'"{version}"', "Idempotency-Key": key}
         start = time.perf_counter()
-        answer = await http.post(f"{path}/commands", json=move[0], headers=sent)
+        answer = await http.post(f"{path}/commands", move[0], headers=sent)
         tally.latencies.append(time.perf_counter() - start)
-        if answer.status_code >= 300:
-            tally.failures.append(answer.status_code)
+        if answer.status >= 300:
+            tally.failures.append(answer.status)
             state = (await http.get(path, headers=headers)).json()
             version, move = state["version"], next_move(state)
             continue
@@ -101,25 +98,26 @@ class Load:
 
 async def run(load: Load) -> dict[str, float]:
     tally = Tally()
-    limits = httpx.Limits(max_connections=load.clients, max_keepalive_connections=load.clients)
-    async with httpx.AsyncClient(limits=limits, timeout=30) as http:
-        stop = time.perf_counter() + load.seconds
-        headers = {"Authorization": f"Bearer {load.token}"} if load.token else {}
-        if load.mode == "read":
-            tasks = [
-                _reader(http, load.url, headers, stop=stop, tally=tally)
-                for _ in range(load.clients)
-            ]
-        else:
-            tasks = [
-                _commander(
-                    http, load.url, load.fights[i % len(load.fights)], stop=stop, tally=tally
-                )
-                for i in range(load.clients)
-            ]
-        started, cpu = time.perf_counter(), time.process_time()
+    parts = urlsplit(load.url)
+    base = f"{parts.scheme}://{parts.netloc}"
+    headers = {"Authorization": f"Bearer {load.token}"} if load.token else {}
+    clients = [Connection(base, headers) for _ in range(load.clients)]
+    stop = time.perf_counter() + load.seconds
+    if load.mode == "read":
+        path = parts.path + (f"?{parts.query}" if parts.query else "")
+        tasks = [_reader(http, path, stop=stop, tally=tally) for http in clients]
+    else:
+        tasks = [
+            _commander(http, load.fights[i % len(load.fights)], stop=stop, tally=tally)
+            for i, http in enumerate(clients)
+        ]
+    started, cpu = time.perf_counter(), time.process_time()
+    try:
         await asyncio.gather(*tasks)
+    finally:
         elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu
+        for http in clients:
+            await http.close()
     ordered = sorted(tally.latencies)
     return {
         "requests": len(ordered),
