@@ -112,6 +112,60 @@ def test_a_response_it_cannot_frame_is_refused_by_name(raw: bytes, named: str) -
         _served(lambda _: raw, client)
 
 
+def test_a_server_that_closes_is_reconnected_to_for_the_next_request() -> None:
+    # given a server that closes the connection after each answer
+    def once(_: bytes) -> bytes:
+        return b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}"
+
+    # when a client sends two requests
+    async def client(base: str) -> object:
+        http = Connection(base)
+        statuses = [(await http.get("/a")).status, (await http.get("/b")).status]
+        await http.close()
+        return statuses
+
+    # then each was answered, on a connection of its own
+    assert _served(once, client) == ([200, 200], 2)
+
+
+@pytest.mark.parametrize(
+    ("raw", "timeout", "named"),
+    [
+        (b"", 0.2, "no answer to GET / within 0.2 s"),
+        (b"HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\n{}", 0.2, "no answer"),
+    ],
+)
+def test_a_silent_server_stops_the_client_after_its_timeout(
+    raw: bytes, timeout: float, named: str
+) -> None:
+    # given a server that sends nothing, or less than it announced, and keeps the connection
+    # when a client asks, then it gives up after its timeout, saying so
+    async def client(base: str) -> object:
+        return await Connection(base, timeout=timeout).get("/")
+
+    with pytest.raises(ResponseNotUnderstood, match=named):
+        _served(lambda _: raw, client)
+
+
+def test_a_server_that_hangs_up_mid_answer_is_named() -> None:
+    # given a server that announces ten bytes, sends two and closes
+    async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await reader.readuntil(b"\r\n\r\n")
+        writer.write(b"HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\n{}")
+        await writer.drain()
+        writer.close()
+
+    async def main() -> None:
+        server = await asyncio.start_server(handle, "127.0.0.1", 0)
+        port = server.sockets[0].getsockname()[1]
+        async with server:
+            await Connection(f"http://127.0.0.1:{port}").get("/")
+
+    # when a client reads it, then it stops, saying the server hung up
+    with pytest.raises(ResponseNotUnderstood, match="hung up in the middle"):
+        asyncio.run(main())
+
+
 def test_only_plain_http_urls_are_taken() -> None:
     with pytest.raises(ValueError, match="http:// URL"):
         Connection("https://example.org")
