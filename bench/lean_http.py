@@ -5,10 +5,12 @@ CPU with the server it measures, so its own cost per request decides what the fi
 Measured against bench/bare.py under 32 clients for 5 s (2026-12-05): httpx's AsyncClient
 2.22 ms of generator CPU a request (the generator, at one core, was the limit of every run);
 aiohttp 0.172 ms (0.42 cores at 2,423/s); this client 0.065 ms (0.20 cores at 3,075/s, the
-bare server the limit), 0.071 ms with its per-request timeout (0.26 cores at 3,593/s). It speaks only what the benchmarks need: a request with an optional
-JSON body, and a response framed by Content-Length (uvicorn frames every JSON answer so);
-anything else is refused by name rather than misread, as is a server that does not answer
-within the timeout or closes the connection mid-answer.
+bare server the limit), 0.071 ms with its per-request timeout (0.26 cores at 3,593/s).
+
+It speaks only what the benchmarks need: a request with an optional JSON body, and a response
+framed by Content-Length (uvicorn frames every JSON answer so); anything else is refused by
+name rather than misread, as is a server that does not answer within the timeout or closes
+the connection mid-answer.
 """
 
 from __future__ import annotations
