@@ -41,7 +41,7 @@ from infra.services.units import UnitService
 from infra.services.visibility import VisibilityService
 from infra.services.watched_states import WatchedStates
 from infra.settings import Settings
-from infra.store.connect import ShardDatastore, ShardUnavailable
+from infra.store.connect import ShardUnavailable, probe_clusters
 from infra.store.ledger import Ledger, is_unavailable
 
 log = logging.getLogger("senki.bootstrap")
@@ -113,14 +113,11 @@ class Runtime:
             if is_unavailable(error):
                 raise Unavailable("PostgreSQL does not answer; retry shortly") from error
             raise
-        answers: dict[int, bool] = {}  # one probe per cluster, however many shards it holds
-        report = []
-        for index, shard in enumerate(self.ledger.shards):
-            store = shard.datastore
-            if id(store) not in answers:
-                answers[id(store)] = not isinstance(store, ShardDatastore) or store.probe()
-            report.append(ShardReadiness(index, "ok" if answers[id(store)] else "unavailable"))
-        return report
+        answers = probe_clusters([shard.datastore for shard in self.ledger.shards])
+        return [
+            ShardReadiness(index, "ok" if answered else "unavailable")
+            for index, answered in enumerate(answers)
+        ]
 
     def reconnect(self) -> None:
         """After the embedded server came back: replace every pooled connection that died

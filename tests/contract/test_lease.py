@@ -17,6 +17,7 @@ from infra.store.connect import (
     ShardDatastore,
     ShardUnavailable,
     datastore_for,
+    probe_clusters,
 )
 
 
@@ -134,3 +135,44 @@ def test_a_probe_of_a_cluster_that_is_down_opens_the_breaker(nowhere: ShardDatas
     with pytest.raises(ShardUnavailable, match="did not answer moments ago"):
         nowhere.lease()
     assert time.monotonic() - started < 3  # no connect of its own waits past libpq's 2 s
+
+
+@pytest.fixture
+def silent() -> Iterator[list[ShardDatastore]]:
+    """The datastores of shards 3 and 4, each on a cluster that takes connections and never
+    answers (as a host that hangs does): a listening socket that accepts nothing."""
+    listeners, stores = [], []
+    for shard in (3, 4):
+        listener = socket.socket()
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(0)
+        listeners.append(listener)
+        port = listener.getsockname()[1]
+        store = datastore_for(
+            f"postgresql://postgres@127.0.0.1:{port}/postgres", shards=(shard,), wait=False
+        )
+        store.pool.timeout = 0.3
+        stores.append(store)
+    try:
+        yield stores
+    finally:
+        for listener in listeners:  # first: the pools' pending connects then fail at once
+            listener.close()
+        for store in stores:
+            store.close()
+
+
+def test_readyz_probes_its_clusters_together_so_hung_ones_stay_within_the_kubelets_timeout(
+    silent: list[ShardDatastore], reached: ShardDatastore
+) -> None:
+    # Given two clusters that hang (each probe waits the pool, then libpq's 2 s connect) and
+    # one that answers, holding two shards
+    stores = [reached, *silent, reached, object()]  # and a store that is not a cluster's
+    # When /readyz probes them all
+    started = time.monotonic()
+    answers = probe_clusters(stores)
+    took = time.monotonic() - started
+    # Then each shard gets its cluster's answer, in order,
+    assert answers == [True, False, False, True, True]
+    # in about one hung cluster's time, not two: under the kubelet's 3 s (k8s/base/api.yaml)
+    assert took < 3.0, f"probing took {took:.1f} s"
