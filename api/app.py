@@ -15,6 +15,7 @@ from api.routes import (
     campaigns,
     characters,
     disputes,
+    encounters,
     health,
     log,
     read_models,
@@ -74,6 +75,7 @@ def create_app(
     # Last: the outermost middleware.
     metrics.install(app, lambda: getattr(app.state, "senki", None), route=metrics_route)
     problems.install(app)
+    encounters.add_command_route(app.router)  # the busiest route, matched first
     for table_router in table_routers:  # the hottest first: matched in order
         app.include_router(table_router)
     app.include_router(health.router)

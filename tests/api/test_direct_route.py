@@ -6,21 +6,24 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
+import time
 import uuid
 from collections.abc import Iterator
 from contextlib import AsyncExitStack
+from contextvars import ContextVar
 from typing import Any
 
 import fastapi.routing
 import pytest
+from fastapi import FastAPI
 from fastapi.dependencies.utils import solve_dependencies
 from fastapi.testclient import TestClient
 from starlette.requests import Request
 
 from api.app import MAX_BODY_BYTES
-from api.direct import DirectRoute, is_json
+from api.direct import DirectRoute, in_thread, is_json
 from api.encounter_commands import COMMAND_BODIES
-from api.routes import encounters
 from api.routes.encounters import _plain_command
 from tests.api.conftest import auth, key
 from tests.api.fight import Fight, started_fight
@@ -28,9 +31,11 @@ from tests.api.fight import Fight, started_fight
 COMMANDS = "/v1/encounters/{encounter_id}/commands"
 
 
-def _route() -> DirectRoute:
-    """The route as declared (FastAPI includes it in the app through a wrapper of its own)."""
-    found = [r for r in encounters.router.routes if getattr(r, "path", None) == COMMANDS]
+def _route(client: TestClient) -> DirectRoute:
+    """The route as the app declares it: on its own router, not an included one."""
+    app = client.app
+    assert isinstance(app, FastAPI)
+    found = [r for r in app.router.routes if getattr(r, "path", None) == COMMANDS]
     assert len(found) == 1
     assert isinstance(found[0], DirectRoute)
     return found[0]
@@ -249,7 +254,7 @@ def test_every_example_body_is_read_into_the_arguments_fastapi_would_give(
 ) -> None:
     """Every command body the API documents, read both ways from the same request."""
     fight = started_fight(client)
-    route = _route()
+    route = _route(client)
 
     headers = {"Content-Type": "application/json"} | _headers(fight)
 
@@ -290,3 +295,44 @@ def test_every_example_body_is_read_into_the_arguments_fastapi_would_give(
 )
 def test_only_plain_json_takes_the_short_way(content_type: str | None, plain: bool) -> None:
     assert is_json(content_type) is plain
+
+
+def test_the_endpoint_runs_in_the_requests_context_on_another_thread() -> None:
+    asked: ContextVar[str] = ContextVar("asked")
+
+    async def request() -> tuple[str, int]:
+        asked.set("the request's")
+        return await in_thread(lambda: (asked.get(), threading.get_ident()))
+
+    seen, thread = asyncio.run(request())
+    assert seen == "the request's"
+    assert thread != threading.get_ident()
+
+
+def test_a_cancelled_request_waits_for_its_running_command_before_it_ends() -> None:
+    """As anyio's threads: a server shutting down must not close the store under a write."""
+    started, finished = threading.Event(), threading.Event()
+
+    def command() -> None:
+        started.set()
+        time.sleep(0.3)
+        finished.set()
+
+    async def request() -> None:
+        running = asyncio.create_task(in_thread(command))
+        while not started.is_set():
+            await asyncio.sleep(0.01)
+        running.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await running
+        assert finished.is_set()
+
+    asyncio.run(request())
+
+
+def test_a_refusal_in_the_command_reaches_the_request_as_it_was_raised() -> None:
+    def command() -> None:
+        raise ValueError("GD-MAIN: not your turn")
+
+    with pytest.raises(ValueError, match="GD-MAIN: not your turn"):
+        asyncio.run(in_thread(command))

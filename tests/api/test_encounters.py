@@ -288,16 +288,23 @@ def test_a_command_crosses_to_the_thread_pool_once(
     token and the answer are all handled on the event loop."""
     import anyio.to_thread
 
+    from api import direct
+
     fight = open_fight(client)
     at = fight.version()
     hops: list[str] = []
-    run_sync = anyio.to_thread.run_sync
+    run_sync, in_thread = anyio.to_thread.run_sync, direct.in_thread
 
     async def counted(func: Any, *args: Any, **kwargs: Any) -> Any:
-        hops.append(getattr(func, "__qualname__", repr(func)))
+        hops.append(f"anyio: {getattr(func, '__qualname__', repr(func))}")
         return await run_sync(func, *args, **kwargs)
 
+    async def counted_direct(call: Any) -> Any:  # the command route's own pool
+        hops.append(f"direct: {call!r}")
+        return await in_thread(call)
+
     monkeypatch.setattr(anyio.to_thread, "run_sync", counted)
+    monkeypatch.setattr(direct, "in_thread", counted_direct)
     rolled = fight.command({"command": "RollInitiative"}, version=at)
     assert rolled.status_code == 200, rolled.text
     assert len(hops) == 1, hops
