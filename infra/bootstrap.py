@@ -46,9 +46,16 @@ def start(settings: Settings | None = None) -> Runtime:
             ledger.close()
             raise
         return Runtime(settings, database, urls, ledger, dice_key)
-    except Exception:
+    except Exception as error:
         database.close()
-        raise
+        if settings.embedded or isinstance(error, DatabaseUnavailable) or not is_unavailable(error):
+            raise
+        # The external server went away past the schema check (a restart or failover while
+        # this process starts): the same refusal as one that never answered, so that a
+        # projector waits for it (infra/cli/projections.py) instead of exiting.
+        raise DatabaseUnavailable(
+            f"cannot reach PostgreSQL at the configured URL: {_first_line(error)}"
+        ) from error
 
 
 def _require_schema(url: str) -> None:
