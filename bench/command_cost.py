@@ -124,7 +124,7 @@ def over_http(superuser: str, count: int, rounds: int) -> tuple[float, float, Ro
             httpx.Client(base_url=senki, timeout=30) as http,
             httpx.Client(base_url=bare, timeout=30) as constant,
         ):
-            command = _http_fight(http)
+            command = http_fight(http)
             return in_turns(
                 lambda n: server_cost(senki_pid, command, n),
                 lambda n: server_cost(bare_pid, lambda: constant.get("/constant"), n),
@@ -133,7 +133,7 @@ def over_http(superuser: str, count: int, rounds: int) -> tuple[float, float, Ro
             )
 
 
-def _http_fight(http: httpx.Client) -> Callable[[], object]:
+def http_fight(http: httpx.Client) -> Callable[[], object]:
     """A two-combatant fight over HTTP, and a step that sends its next TURN command."""
     opened = call(http, "POST", "/v1/campaigns", json={"name": "cost", "gm_member_id": "gm"})
     token = opened["token"]
