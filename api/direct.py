@@ -41,7 +41,7 @@ Reader = Callable[["DirectRoute", Request], Awaitable[dict[str, Any] | None]]
 # anyio's `to_thread.run_sync` (what FastAPI and `run_in_threadpool` use) goes through a
 # capacity limiter, cancel scopes and run-variable lookups on every call: moving the command
 # onto this pool took 2.5 % of the server's instructions per command (callgrind, 3.05 M →
-# 2.97 M per command over HTTP).
+# 2.96 M per command over HTTP).
 THREADS = 40
 T = TypeVar("T")
 _pool = ThreadPoolExecutor(THREADS, thread_name_prefix="senki-direct")
