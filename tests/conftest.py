@@ -1,18 +1,55 @@
-"""Fixtures shared by every test folder: real PostgreSQL servers, fresh databases, ledgers."""
+"""Fixtures shared by every test folder: one real PostgreSQL server, fresh databases, ledgers.
+
+The server is chosen once per run, never collected twice: the embedded PostgreSQL by default,
+an external one when `--pg-url URL` (or `SENKI_TEST_DATABASE_URL`) names a superuser on it.
+"""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 
 import pytest
 
 from tests.support.databases import APP_ROLE, TestServer, embedded_data_dir, external_url
+from tests.support.prerequisites import check_prerequisites
 
-BACKENDS = ["embedded", "external"]
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--pg-url",
+        default=None,
+        help="run the PostgreSQL tests against this external server (a superuser URL) "
+        "instead of the embedded one; the same as SENKI_TEST_DATABASE_URL",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    url = config.getoption("--pg-url")
+    if url:
+        # Subprocesses the tests start (the CLI, benchmarks) read the same variable.
+        os.environ["SENKI_TEST_DATABASE_URL"] = url
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    if not session.config.option.collectonly:
+        check_prerequisites(session.items)
+
+
+def pytest_report_header(config: pytest.Config) -> str:
+    url = external_url()
+    return f"PostgreSQL: {'external ' + url if url else 'embedded, in ' + str(embedded_data_dir())}"
 
 
 @pytest.fixture(scope="session")
-def embedded_server() -> Iterator[TestServer]:
+def pg_server() -> Iterator[TestServer]:
+    """The run's PostgreSQL server: every PostgreSQL test uses this one."""
+    url = external_url()
+    if url is not None:
+        test_server = TestServer("external", url)
+        yield test_server
+        test_server.drop_template()
+        return
     from infra.postgres.embedded import EmbeddedPostgres
 
     server = EmbeddedPostgres(embedded_data_dir())
@@ -23,23 +60,6 @@ def embedded_server() -> Iterator[TestServer]:
     finally:
         test_server.drop_template()
         server.stop()
-
-
-@pytest.fixture(scope="session")
-def external_server() -> Iterator[TestServer]:
-    url = external_url()
-    if url is None:
-        pytest.skip("external PostgreSQL not configured (set SENKI_TEST_DATABASE_URL)")
-    test_server = TestServer("external", url)
-    yield test_server
-    test_server.drop_template()
-
-
-@pytest.fixture(params=BACKENDS)
-def pg_server(request: pytest.FixtureRequest) -> TestServer:
-    """Each persistence option in turn: the contract suite runs once per backend."""
-    server: TestServer = request.getfixturevalue(f"{request.param}_server")
-    return server
 
 
 @pytest.fixture

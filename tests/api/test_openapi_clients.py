@@ -13,7 +13,6 @@ from __future__ import annotations
 import importlib
 import json
 import os
-import shutil
 import socket
 import subprocess
 import sys
@@ -44,14 +43,7 @@ PACKAGE = "senki_generated_client"
 PROBLEMS = "https://senki.dev/problems/"
 TIMEOUT = httpx.Timeout(60.0)  # a loaded CI machine, not a slow server
 
-needs_python_generator = pytest.mark.skipif(
-    not PYTHON_GENERATOR.exists(),
-    reason="openapi-python-client is not installed: pip install -e '.[dev]'",
-)
-needs_ts_generator = pytest.mark.skipif(
-    not TS_GENERATOR.exists() or shutil.which("node") is None,
-    reason="openapi-typescript is not installed: npm ci --prefix tests/support/openapi_ts",
-)
+needs_ts_generator = pytest.mark.requires("openapi_ts")
 
 
 def the_document() -> dict[str, Any]:
@@ -74,8 +66,6 @@ def run_quietly(command: list[str], cwd: Path) -> str:
 @pytest.fixture(scope="module")
 def generated(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ModuleType]:
     """The Python client openapi-python-client generates, imported from a temporary folder."""
-    if not PYTHON_GENERATOR.exists():
-        pytest.skip("openapi-python-client is not installed: pip install -e '.[dev]'")
     folder = tmp_path_factory.mktemp("client")
     document = folder / "openapi.json"
     document.write_text(json.dumps(the_document()))
@@ -102,7 +92,6 @@ def generated(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ModuleType]:
             del sys.modules[name]
 
 
-@needs_python_generator
 def test_the_python_client_generates_every_operation_with_no_warning(
     generated: ModuleType,
 ) -> None:
@@ -179,7 +168,6 @@ def reflects_head(page: Any, runtime: Runtime) -> bool:
 
 
 @pytest.mark.postgres
-@needs_python_generator
 def test_a_sheet_site_flow_through_the_generated_client(
     generated: ModuleType, server: str, runtime: Runtime
 ) -> None:

@@ -38,9 +38,9 @@ def _run(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
 @pytest.mark.postgres
 @pytest.mark.slow
 @pytest.mark.skipif(shutil.which("valgrind") is None, reason="valgrind is not installed")
-def test_a_quick_count_is_of_the_calls_alone(embedded_server: TestServer, tmp_path: Path) -> None:
+def test_a_quick_count_is_of_the_calls_alone(pg_server: TestServer, tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith("SENKI_")}
-    env["SENKI_BENCH_DATABASE_URL"] = embedded_server.superuser_url
+    env["SENKI_BENCH_DATABASE_URL"] = pg_server.superuser_url
 
     done = _run(env, "--quick", "--json", str(tmp_path / "counts.json"))
 

@@ -2,7 +2,7 @@
 (`senki db migrate` into a fresh database), connected as the low-privilege service role.
 
 The library's cases are `unittest.TestCase` classes, which take no parametrized fixtures, so
-each setup (backend × shard count) is a generated subclass: `each_setup(Cases)` returns one
+each shard count is a generated subclass: `each_setup(Cases)` returns one
 class per setup, named after it, for the module to publish.
 """
 
@@ -18,7 +18,6 @@ from infra.store.connect import ShardDatastore, datastore_for
 from infra.store.names import ShardTables
 from tests.support.databases import APP_ROLE, TestServer, shard_count
 
-BACKENDS = ("embedded", "external")
 # One shard, and several: SENKI_TEST_SHARDS when CI sets it above 1, else 3. With several, the
 # cases run on the last shard, so a shard other than 0 is held to the library's contract too.
 SHARD_COUNTS = (1, shard_count() if shard_count() > 1 else 3)
@@ -28,7 +27,6 @@ class OnSenkiShard:
     """A fresh migrated database per test; `datastore` is the service role's, `tables` the
     last shard's. `pool_size` covers the library's concurrent cases (10 writers, 2 readers)."""
 
-    backend: ClassVar[str] = "embedded"
     shards: ClassVar[int] = 1
     pool_size: ClassVar[int] = 6  # the pool grows to twice this (datastore_for's overflow)
     lock_timeout_s: ClassVar[int] = 10
@@ -40,7 +38,7 @@ class OnSenkiShard:
 
     @pytest.fixture(autouse=True)
     def _migrated_shard(self, request: pytest.FixtureRequest) -> Iterator[None]:
-        server: TestServer = request.getfixturevalue(f"{self.backend}_server")
+        server: TestServer = request.getfixturevalue("pg_server")
         with server.fresh_database(shards=self.shards) as name:
             self.app_url = server.url(name, user=APP_ROLE)
             self.owner_url = server.url(name)
@@ -65,12 +63,9 @@ class OnSenkiShard:
 
 
 def each_setup(cases: type[Any]) -> dict[str, type[Any]]:
-    """One subclass of `cases` per backend and shard count, by name."""
+    """One subclass of `cases` per shard count, by name."""
     made: dict[str, type[Any]] = {}
-    for backend in BACKENDS:
-        for shards in SHARD_COUNTS:
-            name = f"Test{cases.__name__}_{backend}_{shards}_shard{'s' if shards > 1 else ''}"
-            made[name] = type(
-                name, (cases,), {"backend": backend, "shards": shards, "__test__": True}
-            )
+    for shards in SHARD_COUNTS:
+        name = f"Test{cases.__name__}_{shards}_shard{'s' if shards > 1 else ''}"
+        made[name] = type(name, (cases,), {"shards": shards, "__test__": True})
     return made

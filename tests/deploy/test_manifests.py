@@ -23,7 +23,6 @@ import pytest
 from tests.deploy.rendered import (
     HOME_CLUSTER,
     OVERLAYS,
-    REPO,
     Manifest,
     containers,
     env_of,
@@ -432,19 +431,3 @@ def test_the_pod_monitor_scrapes_the_api_metrics() -> None:
     (endpoint,) = monitor["spec"]["podMetricsEndpoints"]
     assert endpoint["port"] in port_names
     assert endpoint["path"] == "/metrics"
-
-
-SHARED_SCHEMAS = REPO.parent / "shared" / "k8s-schemas"
-
-
-@pytest.mark.skipif(
-    not SHARED_SCHEMAS.is_dir(), reason=f"no shared copy of the schemas at {SHARED_SCHEMAS}"
-)
-def test_vendored_schemas_match_the_shared_copy() -> None:
-    vendored = sorted(SCHEMAS.glob("*/*.json"))
-    assert vendored, f"no vendored schema under {SCHEMAS}"
-    for path in vendored:
-        shared = SHARED_SCHEMAS / path.relative_to(SCHEMAS)
-        assert json.loads(path.read_text(encoding="utf-8")) == json.loads(
-            shared.read_text(encoding="utf-8")
-        ), f"{path.relative_to(REPO)} drifted from {shared}"

@@ -1,8 +1,7 @@
 """A real Senki served over HTTP on a loopback port, with the table page, for a browser.
 
 The browser needs a socket, so the app runs under uvicorn in a thread (TestClient has none).
-The database is the embedded PostgreSQL: the page does not depend on the backend, so the
-end-to-end run happens once, not once per persistence option.
+The database is the run's PostgreSQL server, like every other test's.
 """
 
 from __future__ import annotations
@@ -36,9 +35,9 @@ def _free_port() -> int:
 
 
 @pytest.fixture
-def e2e_database(embedded_server: TestServer) -> Iterator[tuple[str, str]]:
-    with embedded_server.fresh_database() as name:
-        yield embedded_server.url(name, user=APP_ROLE), embedded_server.url(name)
+def e2e_database(pg_server: TestServer) -> Iterator[tuple[str, str]]:
+    with pg_server.fresh_database() as name:
+        yield pg_server.url(name, user=APP_ROLE), pg_server.url(name)
 
 
 @pytest.fixture

@@ -12,7 +12,7 @@ from rich.console import Console
 
 from infra.demo import run_demo
 from tests.e2e.conftest import LiveServer
-from tests.e2e.test_table_page import CHROMIUM, browser
+from tests.e2e.test_table_page import browser
 
 __all__ = ["browser"]  # the Chromium fixture, shared with the table page's tests
 
@@ -20,7 +20,6 @@ pytestmark = [
     pytest.mark.e2e,
     pytest.mark.postgres,
     pytest.mark.slow,
-    pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian's chromium is not installed"),
 ]
 LINK = re.compile(r"(http://\S+/table/encounters/([0-9a-f-]{36}))#token=(senki\.\S+)")
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -19,7 +18,7 @@ RUNNABLE = re.compile(r"<!-- runnable:[^>]*-->\n```sh\n(.*?)```", re.S)
 
 pytestmark = [
     pytest.mark.postgres,
-    pytest.mark.skipif(shutil.which("curl") is None, reason="curl is not installed"),
+    pytest.mark.requires("curl"),
 ]
 
 

@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from playwright import sync_api
 
 from infra.demo.ak import COMBATANTS as AK_COMBATANTS
 from infra.demo.table import DemoTable, open_table
@@ -23,11 +24,9 @@ pytestmark = [
     pytest.mark.e2e,
     pytest.mark.postgres,
     pytest.mark.slow,
-    pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian's chromium is not installed"),
 ]
 UNLABELLED = """() => [...document.querySelectorAll('#play input, #play select, #play textarea')]
   .filter((el) => el.labels.length === 0 && !el.getAttribute('aria-label')).map((el) => el.id)"""
-sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
 
 
 @pytest.fixture

@@ -30,7 +30,6 @@ pytestmark = [
     pytest.mark.e2e,
     pytest.mark.postgres,
     pytest.mark.slow,
-    pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian's chromium is not installed"),
 ]
 
 METERS = """() => [...document.querySelectorAll('[role="meter"]')].map((m) => [

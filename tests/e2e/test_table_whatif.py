@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from playwright import sync_api
 
 from tests.e2e.conftest import LiveServer
 from tests.e2e.demo import DemoFight, open_demo
@@ -22,13 +23,7 @@ pytestmark = [
     pytest.mark.e2e,
     pytest.mark.postgres,
     pytest.mark.slow,
-    pytest.mark.skipif(
-        not CHROMIUM.exists(), reason="Debian's chromium is not installed (/usr/bin/chromium)"
-    ),
 ]
-sync_api = pytest.importorskip(
-    "playwright.sync_api", reason="the playwright package is not installed (pip install playwright)"
-)
 
 
 @pytest.fixture

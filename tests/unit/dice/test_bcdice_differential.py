@@ -24,11 +24,7 @@ from tests.unit.dice.bcdice_commands import KINDS, CommandMaker
 DRIVER = Path(__file__).parents[2] / "support" / "bcdice_js"
 COMMANDS_PER_KIND = 150
 _NODE = shutil.which("node")
-pytestmark = pytest.mark.skipif(
-    _NODE is None or not (DRIVER / "node_modules" / "bcdice").is_dir(),
-    reason="BCDice's JavaScript build is not installed: "
-    "run `npm ci --prefix tests/support/bcdice_js`",
-)
+pytestmark = pytest.mark.requires("bcdice_js")
 
 
 class Draws:
