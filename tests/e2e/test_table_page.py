@@ -159,7 +159,7 @@ def test_the_table_shows_follows_and_verifies_a_fight(
     assert "not revealed" in page.locator("#badge").inner_text()
     fight.reveal()
     page.wait_for_selector("#badge.ok", timeout=15_000)
-    assert "Every die recomputes" in page.locator("#badge").inner_text()
+    assert "dice recomputed from the revealed seed" in page.locator("#badge").inner_text()
     page.locator("#verify-panel").screenshot(path=str(ARTIFACTS / "table-audit.png"))
     with page.expect_download() as download:
         page.get_by_role("button", name="Download the audit bundle").click()

@@ -5,6 +5,8 @@ clicks and fills them. The fight is set up over HTTP as the demos do (tests/e2e/
 
 from __future__ import annotations
 
+import re
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -106,6 +108,34 @@ def _hp(fight: DemoFight, combatant: str) -> int:
     return int(found["status"]["hp"])
 
 
+def _listed_versions(table: Table) -> list[int]:
+    return list(
+        table.page.locator("#log li[data-version]").evaluate_all(
+            "items => items.map((item) => Number(item.dataset.version))"
+        )
+    )
+
+
+def test_each_event_is_listed_once_when_the_live_feed_outruns_the_pages_catch_up(
+    browser: Any, live_server: LiveServer
+) -> None:
+    fight = open_demo(live_server.client)
+    gm = Table(browser, live_server, fight.id, fight.gm)
+
+    # The page's own catch-up after its command answers late, so the live feed brings the
+    # same events first: before one feed keyed by version, both were listed.
+    def late(route: Any) -> None:
+        time.sleep(1.0)
+        route.continue_()
+
+    gm.page.route(re.compile(r"/events\?after="), late)
+    gm.click("RollInitiative")
+    gm.page.wait_for_timeout(1500)
+    listed = _listed_versions(gm)
+    assert len(listed) == len(set(listed)), sorted(v for v in listed if listed.count(v) > 1)
+    assert sorted(listed) == list(range(1, fight.state()["version"] + 1))
+
+
 def test_a_glorious_drive_fight_is_played_from_the_page(
     browser: Any, live_server: LiveServer
 ) -> None:
@@ -172,6 +202,7 @@ def test_a_glorious_drive_fight_is_played_from_the_page(
     gm.send(end)
     assert fight.state()["ended"]
     assert "Combat over" in gm.awaited()
+    assert "null" not in gm.page.locator("#procedure").inner_text()  # once "Combat overnull"
     gm.page.screenshot(path=str(ARTIFACTS / "table-play-gd.png"), full_page=True)
     assert gm.page.evaluate(UNLABELLED) == []
     assert gm.errors == []
@@ -292,8 +323,16 @@ def test_hand_dice_are_entered_from_the_page_one_at_a_time(
         entered += 1
     assert entered == 4  # one 1D6 per combatant (GD-INIT-1)
     assert fight.state()["procedure"]["phase"] == "main_action"
+    # Revealed, an honest hand-dice fight holds: its dice are recorded, not failed (the panel
+    # once read "✗ Some dice do NOT recompute (4/4)", as if the GM had cheated).
+    gm.page.get_by_role("button", name="Reveal the dice seed").click()
+    gm.page.wait_for_selector("#badge.ok", timeout=15_000)
+    badge = gm.page.locator("#badge").inner_text()
+    assert "4 entered by hand" in badge, badge
+    assert gm.page.locator("#checks li.bad").count() == 0
+    assert gm.page.locator("#checks li.hand").count() == 4
     gm.page.get_by_label("Language").select_option("ja")
-    assert "クリンナップ" in gm.awaited()
+    assert "クリーンナップ" in gm.awaited()
     assert "Cleanup" not in gm.awaited()
     gm.page.set_viewport_size({"width": 375, "height": 800})
     gm.open("Move", "ace")

@@ -170,10 +170,22 @@ async function settle(disputeId, how, body) {
   }
 }
 
+/** One ordered feed keyed by version: catch-up and the live stream merge into it, each event
+ * once, whichever of them brings it first. */
+function mergeEvents(events) {
+  const known = new Set(page.events.map((e) => e.version));
+  const fresh = events.filter((e) => !known.has(e.version) && known.add(e.version));
+  if (!fresh.length) return false;
+  page.events = [...page.events, ...fresh].sort((a, b) => a.version - b.version);
+  return true;
+}
+
+function lastVersion() {
+  return page.events.length ? page.events[page.events.length - 1].version : 0;
+}
+
 function onStreamEvent(event) {
-  const last = page.events.length ? page.events[page.events.length - 1].version : 0;
-  if (event.version <= last) return;
-  page.events.push(event);
+  if (!mergeEvents([event])) return;
   clearTimeout(page.refreshTimer);
   page.refreshTimer = setTimeout(refreshLive, 150);
 }
@@ -195,15 +207,9 @@ async function refreshLive() {
 
 /** The events up to the version just read, when the stream has not brought them all yet. */
 async function catchUp() {
-  let last = page.events.length ? page.events[page.events.length - 1].version : 0;
-  while (last < page.live.version) {
-    const chunk = await get(`/v1/encounters/${page.id}/events?after=${last}&limit=500`);
-    for (const event of chunk.events) {
-      if (event.version > last) {
-        page.events.push(event);
-        last = event.version;
-      }
-    }
+  while (lastVersion() < page.live.version) {
+    const chunk = await get(`/v1/encounters/${page.id}/events?after=${lastVersion()}&limit=500`);
+    mergeEvents(chunk.events); // the live feed may have brought some meanwhile
     if (!chunk.more) return;
   }
 }
@@ -239,7 +245,8 @@ async function openEncounter(id) {
   page.crews.clear();
   try {
     page.live = await get(`/v1/encounters/${id}`);
-    page.events = await allEvents(id);
+    page.events = [];
+    mergeEvents(await allEvents(id));
   } catch (error) {
     say(error instanceof ApiError && (error.status === 401 || error.status === 403) ? `${t(page.lang, "denied")} (${error.message})` : error.message);
     $("access").hidden = false;
@@ -260,8 +267,7 @@ async function openEncounter(id) {
   drawMe(page);
   render();
   say("");
-  const last = page.events.length ? page.events[page.events.length - 1].version : 0;
-  page.stopStream = follow(`/v1/encounters/${id}/stream`, last, onStreamEvent, onStreamState);
+  page.stopStream = follow(`/v1/encounters/${id}/stream`, lastVersion(), onStreamEvent, onStreamState);
 }
 
 function wire() {

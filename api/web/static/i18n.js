@@ -31,6 +31,9 @@ const WORDS = {
     notRevealed: "The seed is not revealed yet: the dice can be recomputed after the GM reveals it.",
     allVerified: "Every die recomputes from the revealed seed",
     someFail: "Some dice do NOT recompute", shard: "shard", position: "position",
+    holds: "holds", sep: ", ", recomputedCount: "dice recomputed from the revealed seed",
+    byHandCount: "entered by hand (recorded; physical dice cannot be recomputed)",
+    enteredByHand: "entered by hand: recorded, physical dice cannot be recomputed from the seed",
     complete: "Complete", divergence: "First divergence", differences: "Differences",
     noDifferences: "No differences.", combatant: "Combatant", field: "Field",
     original: "Original", replayed: "Replay", badJson: "That is not valid JSON.",
@@ -106,6 +109,9 @@ const WORDS = {
     notRevealed: "シードは未公開です。GMが公開するとダイスを再計算できます。",
     allVerified: "全ダイスが公開シードから再計算で一致",
     someFail: "再計算で一致しないダイスがあります", shard: "シャード", position: "位置",
+    holds: "整合", sep: "、", recomputedCount: "個のダイスを公開シードから再計算で確認",
+    byHandCount: "個は手振り（記録済み。実物のダイスはシードから再計算できません）",
+    enteredByHand: "手振りで入力：記録済み。実物のダイスはシードから再計算できません",
     complete: "完全", divergence: "最初の分岐", differences: "差分",
     noDifferences: "差分なし。", combatant: "参加者", field: "項目",
     original: "元", replayed: "再計算", badJson: "JSONとして正しくありません。",
@@ -191,7 +197,7 @@ const PLAY_WORDS = {
   },
 };
 const COMMAND_JA = {
-  RollInitiative: "イニシアチブを振る", Delay: "行動を遅らせる", Wait: "待機", Cleanup: "クリンナップ",
+  RollInitiative: "イニシアチブを振る", Delay: "行動を遅らせる", Wait: "待機", Cleanup: "クリーンナップ",
   SwapWeapons: "武器持ち替え", Move: "移動", DeclareAttack: "攻撃宣言", Reload: "リロード",
   ForgoAction: "アクションを放棄", LendItem: "アイテムを貸す", AcceptLoan: "貸与を受ける",
   DeclineLoan: "貸与を断る", SwapEquipment: "装備変更", UseItem: "アイテム使用",

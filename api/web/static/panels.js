@@ -7,7 +7,7 @@ import { commandWord, t } from "./i18n.js";
 
 const PHASE_EN_JA = {
   setup: "準備", initiative: "イニシアチブ", main_action: "メインアクション", over: "終了",
-  cleanup: "クリンナップ", weapon_swap: "武器持ち替え", move: "移動", action: "アクション",
+  cleanup: "クリーンナップ", weapon_swap: "武器持ち替え", move: "移動", action: "アクション",
   reaction: "リアクション",
 };
 
@@ -32,10 +32,11 @@ export function drawProcedure(host, encounter, lang) {
     byWho.set(who, [...(byWho.get(who) || []), commandWord(lang, a.command)]);
   }
   const awaiting = [...byWho].map(([who, commands]) => `${who}: ${commands.join(", ")}`);
-  host.replaceChildren(
+  // replaceChildren would write a null as the text "null" (the header once read "Combat overnull").
+  host.replaceChildren(...[
     node("span", {}, parts.join(" · ")),
     awaiting.length ? node("span", { class: "note" }, ` — ${t(lang, "awaiting")}: ${awaiting.join("; ")}`) : null,
-  );
+  ].filter(Boolean));
 }
 
 function nameOf(encounter, id) {

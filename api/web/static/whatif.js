@@ -165,6 +165,10 @@ function recorded(page) {
     .filter((c) => !SKIPPED.has(c.type));
 }
 
+function chosenCommand(panel) {
+  return recorded(panel.page).find((c) => String(c.version) === panel.chosen);
+}
+
 function commandPicker(panel) {
   const lang = panel.page.lang;
   const select = node("select", { id: "whatif-command" });
@@ -185,8 +189,9 @@ function drawCommands(panel) {
   for (const c of recorded(page)) {
     const who = c.payload.combatant_id || c.payload.unit_id || c.payload.defender;
     const words = `#${c.index} · v${c.version} · ${c.type}${who ? ` · ${names.get(who) || who}` : ""}`;
-    const option = node("option", { value: String(c.index) }, words);
-    option.selected = String(c.index) === panel.chosen;
+    // Chosen by the version that recorded it: an index would shift as the list grows.
+    const option = node("option", { value: String(c.version) }, words);
+    option.selected = String(c.version) === panel.chosen;
     choices.push(option);
   }
   select.replaceChildren(...choices);
@@ -196,7 +201,7 @@ function drawCommands(panel) {
 function drawAmendment(panel) {
   const host = panel.host.querySelector("#whatif-amend");
   if (!host) return;
-  const found = recorded(panel.page).find((c) => String(c.index) === panel.chosen);
+  const found = chosenCommand(panel);
   if (!found) {
     host.replaceChildren();
     return;
@@ -219,7 +224,7 @@ async function run(panel, result) {
   const amend = panel.host.querySelector("#whatif-amend fieldset");
   if (panel.chosen !== "" && amend) {
     try {
-      body.amendment = { command: Number(panel.chosen), payload: readForm(amend) };
+      body.amendment = { command: chosenCommand(panel).index, payload: readForm(amend) };
     } catch (error) {
       result.replaceChildren(node("p", { role: "alert" }, `${t(lang, "badJson")} ${error.message}`));
       return;
