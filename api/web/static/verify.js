@@ -32,15 +32,22 @@ export function drawVerification(hosts, encounter, found, lang) {
     checks.replaceChildren();
     return;
   }
-  const failed = audit.checks.filter((c) => !c.verified);
+  // Three honest states, in `senki verify`'s words: a server die recomputed from the seed, a
+  // hand die recorded (physical dice cannot be recomputed; that is not a failure), a failure.
+  const failed = audit.checks.filter((c) => !c.ok);
+  const byHand = audit.checks.filter((c) => c.ok && !c.verified);
+  const recomputed = audit.checks.length - failed.length - byHand.length;
   badge.className = failed.length ? "badge bad" : "badge ok";
   badge.textContent = failed.length
     ? `✗ ${t(lang, "someFail")} (${failed.length}/${audit.checks.length})`
-    : `✓ ${t(lang, "allVerified")} (${audit.checks.length})`;
-  checks.replaceChildren(...audit.checks.map((c) => node(
-    "li", { class: c.verified ? "ok" : "bad" },
-    `${c.verified ? "✓" : "✗"} #${c.roll_seq} ${c.text}${c.unverifiable ? ` — ${c.unverifiable}` : ""}${c.problems.length ? ` — ${c.problems.join("; ")}` : ""}`,
-  )));
+    : `✓ ${t(lang, "holds")}: ${recomputed}/${audit.checks.length} ${t(lang, "recomputedCount")}` +
+      (byHand.length ? `${t(lang, "sep")}${byHand.length} ${t(lang, "byHandCount")}` : "");
+  checks.replaceChildren(...audit.checks.map((c) => {
+    const state = !c.ok ? "bad" : c.verified ? "ok" : "hand";
+    const mark = { bad: "✗", ok: "✓", hand: "✋" }[state];
+    const said = { bad: c.problems.join("; "), ok: t(lang, "recomputes"), hand: t(lang, "enteredByHand") }[state];
+    return node("li", { class: state, "data-state": state }, `${mark} #${c.roll_seq} ${c.text} — ${said}`);
+  }));
 }
 
 /** Everything a table needs to check the encounter offline, as one JSON file. */
