@@ -277,10 +277,15 @@ def check_receipt(ledger: Ledger, shards: list[ShardResult], receipt: str) -> Re
             else f"the chain was recomputed after the change, so it lies at or before position "
             f"{position}"
         )
+        # A kept receipt and the log disagree: a mistyped receipt and a log changed with its
+        # chain recomputed look the same from here, so say what is known, both hashes shown.
         return ReceiptResult(
             receipt,
             False,
-            f"position {position} is now linked as {linked}: the log was rewritten; {where}",
+            f"the receipt does not match the log at position {position}: the receipt says "
+            f"{expected}, the log says {linked}. Either the receipt was not copied exactly, or "
+            f"the log at or before position {position} was changed and its chain recomputed; "
+            f"{where}",
         )
     return ReceiptResult(receipt, True, "holds")
 
@@ -337,6 +342,11 @@ def render(result: VerifyResult, console: Console) -> None:
 
 
 def _verdict(result: VerifyResult) -> str:
+    if result.tampering and all(s.ok for s in result.shards) and all(d.ok for d in result.dice):
+        return (
+            "RECEIPT DOES NOT MATCH: the log holds on its own; if the receipt was copied "
+            "exactly, the log was changed since it was kept"
+        )
     if result.tampering:
         return "TAMPERING FOUND"
     if result.complete:

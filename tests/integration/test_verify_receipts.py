@@ -90,3 +90,24 @@ def test_a_malformed_receipt_is_refused_before_connecting(receipt: str) -> None:
 
     assert result.exit_code == 2, result.output
     assert "write it as SHARD:POSITION:HASH" in result.output
+
+
+def test_a_mistyped_receipt_is_called_a_mismatch_with_both_hashes_not_tampering(
+    app_url: str, owner_url: str
+) -> None:
+    receipt = head_at_100(app_url, owner_url)
+    shard, position, kept = receipt.split(":")
+    mistyped = kept[:-1] + ("0" if kept[-1] != "0" else "1")  # one character off
+
+    checked = narrow_senki(
+        app_url, owner_url, "verify", "--expect-head", f"{shard}:{position}:{mistyped}"
+    )
+
+    said = " ".join(checked.stdout.split())  # the narrow terminal wraps the prose
+    assert checked.returncode == 1, said
+    assert f"does not match the log at position {position}" in said
+    assert mistyped in said
+    assert kept in said
+    assert "not copied exactly" in said
+    assert "RECEIPT DOES NOT MATCH" in said
+    assert "TAMPERING FOUND" not in said
