@@ -21,10 +21,12 @@ from infra.services import (
     AwaitedDiePublic,
     EventPublic,
     Lens,
+    LogLine,
     Principal,
     Recorded,
     Runtime,
     awaited_die_of,
+    line_of,
     payload_of,
 )
 
@@ -134,6 +136,7 @@ def event_public(recorded: Recorded, lens: Lens) -> EventPublic:
     event = recorded.event
     payload = lens.event(recorded.version, event.event_type, payload_of(event))
     assert isinstance(payload, dict)
+    line = line_of(event)
     return EventPublic(
         type=event.event_type,
         version=recorded.version,
@@ -141,4 +144,7 @@ def event_public(recorded: Recorded, lens: Lens) -> EventPublic:
         at=event.at,
         by=event.by,
         payload=payload,
+        line=LogLine(
+            en=lens.text(recorded.version, line.en), ja=lens.text(recorded.version, line.ja)
+        ),
     )

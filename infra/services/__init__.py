@@ -41,8 +41,10 @@ from infra.services.encounter_answers import (
     DisputeAnswer,
     EncounterRoll,
     EventPublic,
+    LogLine,
     Ruling,
     awaited_die_of,
+    line_of,
 )
 from infra.services.encounters import Actor
 from infra.services.executor import (
@@ -94,6 +96,7 @@ __all__ = [
     "ItemPublic",
     "Lens",
     "LogHeadView",
+    "LogLine",
     "Member",
     "NotBuilt",
     "Outcome",
@@ -133,6 +136,7 @@ __all__ = [
     "describe_units",
     "encoded",
     "is_unavailable",
+    "line_of",
     "payload_of",
     "read_page",
     "read_token",

@@ -23,6 +23,7 @@ from domain.rules.records import EncounterDiceRolled, RulingRecorded
 from domain.rules.ruleset import LegalCommand
 from infra.services.built import built
 from infra.services.visibility import payload_of
+from projections.render import render
 
 
 class Awaited(BaseModel):
@@ -50,6 +51,11 @@ class AwaitedDiePublic(BaseModel):
     faces_entered: int = Field(description="Faces entered for that command so far.")
 
 
+class LogLine(BaseModel):
+    en: str
+    ja: str
+
+
 class EventPublic(BaseModel):
     type: str
     version: int = Field(description="The encounter's version after this event (the cursor).")
@@ -57,6 +63,12 @@ class EventPublic(BaseModel):
     at: datetime
     by: str
     payload: dict[str, JsonValue]
+    line: LogLine | None = Field(
+        default=None,
+        description="The event in words, in English and Japanese, as the encounter log reads "
+        "it (what the reader may not see withheld, as in the payload). Given by /events and "
+        "the live stream; null in a command's answer, whose facts are read there in words.",
+    )
 
 
 class EncounterRoll(BaseModel):
@@ -199,6 +211,12 @@ def _roll(result: RollResult) -> EncounterRoll:
     )
 
 
+def line_of(event: DomainEvent) -> LogLine:
+    """The event in the encounter log's words: its ruleset's line, or one built from it."""
+    en, ja = render(event)
+    return LogLine(en=en, ja=ja)
+
+
 def _fact(event: DomainEvent, version: int) -> EventPublic:
     return built(
         EventPublic,
@@ -208,4 +226,5 @@ def _fact(event: DomainEvent, version: int) -> EventPublic:
         at=event.at,
         by=event.by,
         payload=payload_of(event),
+        line=None,  # read in words from /events, where the reader's lens withholds what it must
     )

@@ -8,6 +8,7 @@ Playwright-downloaded browsers are never used. Screenshots go to test-artifacts/
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -122,6 +123,9 @@ def test_the_table_shows_follows_and_verifies_a_fight(
     assert "GD-INIT-1" in opened
     assert "Inputs" in opened
     assert "GD-INIT-1 ace" in opened
+    # Words, not internals: facts labelled in sentences, rule texts as text.
+    for internal in ("{", '"', "**", "`", "_"):
+        assert internal not in opened, (internal, opened)
     page.locator("#board-panel").screenshot(path=str(ARTIFACTS / "table-board.png"))
 
     # A dispute filed from the ruling, and the GM's answer beside it, from the same place.
@@ -177,7 +181,10 @@ def test_the_table_shows_follows_and_verifies_a_fight(
 
     # Japanese: the log switches to the rulings' Japanese summaries.
     page.get_by_label("Language").select_option("ja")
-    assert "行動順：ace→wing→grunt→kou" in page.locator("#log").inner_text()
+    log_ja = page.locator("#log").inner_text()
+    assert "行動順：ace→wing→grunt→kou" in log_ja
+    # No event's or command's internal name stands in the Japanese log ("CleanupCompleted").
+    assert re.findall(r"[A-Z][a-z]+[A-Z][A-Za-z]+", log_ja) == [], log_ja
     assert page.evaluate("() => document.documentElement.lang") == "ja"
     page.get_by_label("言語").select_option("en")
 

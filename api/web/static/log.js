@@ -3,22 +3,25 @@
 // disputes filed against it with their settlement and corrections beside the original.
 
 import { node } from "./dom.js";
-import { t } from "./i18n.js";
+import { factList, ruleText } from "./facts.js";
+import { commandWord, t } from "./i18n.js";
 
-function json(value) {
-  return node("pre", {}, JSON.stringify(value, null, 1));
-}
-
-/** One line of text for an event that carries no summary of its own. */
+/** One line of text for an event: its own summary, else the server's line for it in the
+ * table's language (`event.line`, from /events and the live stream), else words built here. */
 export function summarize(event, lang) {
   const p = event.payload;
   if (lang === "ja" && p.summary_ja) return p.summary_ja;
+  if (lang !== "ja" && p.summary_en) return p.summary_en;
+  // A command by its label in the table's language (the server's line names its class).
+  if (event.line && event.type !== "CommandIssued") return lang === "ja" ? event.line.ja : event.line.en;
   if (p.summary_en) return p.summary_en;
   const ja = lang === "ja";
   switch (event.type) {
     case "CommandIssued": {
-      const who = p.payload && p.payload.combatant_id ? ` (${p.payload.combatant_id})` : "";
-      return `${ja ? "コマンド" : "command"}: ${p.command_type}${who}`;
+      const who = p.payload && p.payload.combatant_id ? p.payload.combatant_id : "";
+      const what = commandWord(lang, p.command_type);
+      if (ja) return `${what}を宣言${who ? `（${who}）` : ""}`;
+      return `declares ${what}${who ? ` (${who})` : ""}`;
     }
     case "EncounterDiceRolled":
       return `${ja ? "ダイス" : "dice"} #${p.result.roll_seq} ${p.result.purpose}: ${p.result.text}`;
@@ -40,7 +43,8 @@ export function summarize(event, lang) {
       return `${ja ? "訂正" : "correction"} ${p.combatant_id}: ${JSON.stringify(p.changes)}`;
     default: {
       const who = p.combatant || p.attacker || "";
-      return `${event.type.replace(/^[a-z]+\./, "")}${who ? ` ${who}` : ""}`;
+      const words = event.type.replace(/^[a-z]+\./, "").replace(/([a-z])([A-Z])/g, "$1 $2").toLowerCase();
+      return `${words}${who ? ` ${who}` : ""}`;
     }
   }
 }
@@ -74,28 +78,28 @@ function rulesList(event, audit, lang) {
   return node("ul", { class: "rules" }, ...cited.map((rule) => node(
     "li", {},
     node("strong", {}, rule.rule_id),
-    rule.text ? node("span", { class: "rule-text" }, ` — ${rule.text}`) : null,
+    rule.text ? ruleText(rule.text) : null,
     !rule.text && audit ? node("span", { class: "rule-text" }, ` — ${t(lang, "noRuleText")}`) : null,
   )));
 }
 
 function rulingDetails(event, ctx) {
   const { lang, rolls, audit } = ctx;
+  const facts = (value) => factList(value, { lang, names: ctx.names });
   const entry = audit ? audit.get(event.version) : null;
   const dice = diceOf(event, rolls);
-  const facts = node(
+  return node(
     "dl", {},
     node("dt", {}, t(lang, "rules")), node("dd", {}, rulesList(event, entry, lang)),
-    node("dt", {}, t(lang, "inputs")), node("dd", {}, json(event.payload.inputs)),
-    node("dt", {}, t(lang, "outcome")), node("dd", {}, json(event.payload.outcome)),
+    node("dt", {}, t(lang, "inputs")), node("dd", {}, facts(event.payload.inputs)),
+    node("dt", {}, t(lang, "outcome")), node("dd", {}, facts(event.payload.outcome)),
     node("dt", {}, t(lang, "dice")),
     node("dd", {}, dice.length ? node("ul", {}, ...dice.map((d) => node("li", {},
       `#${d.roll_seq} ${d.purpose}: ${d.text} (${d.source}${d.client_seed ? `, client seed ${d.client_seed}` : ""})`,
       recomputed(entry, d.roll_seq, lang)))) : t(lang, "noDice")),
     node("dt", {}, t(lang, "options")),
-    node("dd", {}, Object.keys(event.payload.options || {}).length ? json(event.payload.options) : t(lang, "defaults")),
+    node("dd", {}, Object.keys(event.payload.options || {}).length ? facts(event.payload.options) : t(lang, "defaults")),
   );
-  return facts;
 }
 
 function recomputed(entry, seq, lang) {
@@ -178,12 +182,23 @@ function rulingItem(event, ctx) {
 }
 
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
+const IS_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** A line with each combatant's UUID (a crewed Assault Core joins under its unit's id) as its
- * name: the table reads names, never raw ids. `names`: combatant id → name. */
+function escaped(text) {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+
+/** A line with each combatant's id as its name: the table reads names (ナイトメアA), never ids
+ * (nm-a) nor a crewed Assault Core's unit UUID. `names`: combatant id → name. */
 export function named(text, names) {
   if (!names || typeof text !== "string") return text;
-  return text.replace(UUID, (id) => names.get(id) || id);
+  let shown = text.replace(UUID, (id) => names.get(id) || id);
+  const ids = [...names.keys()].filter((id) => id !== names.get(id) && !IS_UUID.test(id) && id.length > 1);
+  if (!ids.length) return shown;
+  // Whole ids only: "nm-a" in "nm-a's hit", never the "ace" inside "space".
+  const wanted = new RegExp(`(?<![\\w-])(${ids.sort((a, b) => b.length - a.length).map(escaped).join("|")})(?![\\w-])`, "g");
+  shown = shown.replace(wanted, (id) => names.get(id));
+  return shown;
 }
 
 /** Redraw the log. `ctx`: lang, shown version, rolls by seq, audit (Map or null), disputes… */
@@ -199,9 +214,9 @@ export function drawLog(host, events, ctx) {
     const li = node("li", { class: classes.join(" "), "data-type": event.type, "data-version": event.version });
     if (event.type === "RulingRecorded") li.append(rulingItem(event, full));
     else {
-      li.append(node("span", { class: "v" }, `v${event.version}`), " ",
-        node("span", { class: "by" }, `${event.by}:`), " ", named(summarize(event, ctx.lang), ctx.names), " ",
-        node("span", { class: "type" }, event.type));
+      // The server's lines name who did it; the page's own fallback words do not.
+      const by = event.line && event.type !== "CommandIssued" ? [] : [node("span", { class: "by" }, `${event.by}:`), " "];
+      li.append(node("span", { class: "v" }, `v${event.version}`), " ", ...by, named(summarize(event, ctx.lang), ctx.names));
     }
     return li;
   });
