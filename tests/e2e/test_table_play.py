@@ -175,9 +175,20 @@ def test_a_glorious_drive_fight_is_played_from_the_page(
     gm.square(4, 1)
     assert attack.get_by_label("Target").input_value() == "grunt"
     gm.send(attack)
+    # The reaction asked says what it answers: who attacks whom, with what, at what hit.
+    answered = gm.page.locator("#play .attack-answered").inner_text()
+    assert answered.startswith("ace attacks grunt with "), answered
+    assert "(hit " in answered
     hp_before = _hp(fight, "grunt")
     gm.click("TakeHit", "grunt")
     assert _hp(fight, "grunt") < hp_before
+    # What just happened is said where you play, newest first, in words: the damage ruling
+    # and the HP it cost the grunt, after ace's phase ending above them.
+    recent = gm.page.locator("#play .recent li").all_inner_texts()
+    damage = next(i for i, line in enumerate(recent) if line.startswith("GD-DMG-1"))
+    took = next(i for i, line in enumerate(recent) if line.startswith("grunt took"))
+    assert took < damage, recent
+    assert not any("{" in line for line in recent), recent
     # A player's tab offers only what is theirs: kai plays wing's turn from it.
     kai = Table(browser, live_server, fight.id, fight.tokens["kai"])
     assert kai.button("Cleanup", "wing").count() == 1
@@ -306,13 +317,20 @@ def test_hand_dice_are_entered_from_the_page_one_at_a_time(
 ) -> None:
     fight = open_demo(live_server.client, dice="hand")
     gm = Table(browser, live_server, fight.id, fight.gm)
+    kai = Table(browser, live_server, fight.id, fight.tokens["kai"])
     before = gm.version()
     gm.button("RollInitiative").click()
     gm.settled(before)
-    # Each die the rules wait for is asked by name and rule; the GM types the face.
+    # Each die the rules wait for is asked by name and rule; the GM types the face. A player
+    # is offered the entry of their own die only, never the GM's or another player's.
     entered = 0
     while fight.state().get("awaited_die"):
         die = fight.state()["awaited_die"]
+        kai.page.wait_for_function(
+            f"() => Number(document.querySelector('#board svg').dataset.version) >= {gm.version()}"
+        )
+        offered = kai.page.locator("#play form.die-entry").count()
+        assert offered == (1 if die["for_member"] == "kai" else 0), die
         entry = gm.page.locator("#play form.die-entry")
         assert die["text_en"] in entry.inner_text()
         assert entry.get_by_label("Face").get_attribute("max") == str(die["sides"])
@@ -322,6 +340,7 @@ def test_hand_dice_are_entered_from_the_page_one_at_a_time(
         gm.settled(before)
         entered += 1
     assert entered == 4  # one 1D6 per combatant (GD-INIT-1)
+    kai.context.close()
     assert fight.state()["procedure"]["phase"] == "main_action"
     # Revealed, an honest hand-dice fight holds: its dice are recorded, not failed (the panel
     # once read "✗ Some dice do NOT recompute (4/4)", as if the GM had cheated).
@@ -338,6 +357,10 @@ def test_hand_dice_are_entered_from_the_page_one_at_a_time(
     gm.open("Move", "ace")
     gm.page.wait_for_timeout(200)
     assert gm.page.evaluate("() => document.documentElement.scrollWidth") <= 375
+    # On a phone, with something of yours to play, the Play panel comes first, in view.
+    play_top = gm.page.locator("#play-panel").bounding_box()["y"]
+    board_top = gm.page.locator("#board-panel").bounding_box()["y"]
+    assert play_top < board_top, (play_top, board_top)
     gm.page.screenshot(path=str(ARTIFACTS / "table-play-phone-ja.png"), full_page=True)
     assert gm.errors == []
 

@@ -192,12 +192,14 @@ function onStreamEvent(event) {
 
 async function refreshLive() {
   const following = !page.shown || page.shown.version === page.live.version;
+  const before = page.live.version;
   try {
     page.live = await get(`/v1/encounters/${page.id}`);
   } catch (error) {
     say(error.message);
     return;
   }
+  if (page.live.version !== before) say(""); // a refusal banner is about a moment play has left
   page.versions.set(page.live.version, page.live);
   await catchUp();
   if (following) page.shown = page.live;

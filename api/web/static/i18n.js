@@ -184,6 +184,7 @@ const PLAY_WORDS = {
     changeHouseRules: "Set the campaign's house rules (GM)",
     houseRulesHint: "The campaign's house rules; an encounter keeps the ones it opened under.",
     houseRulesSaved: "House rules saved.",
+    justNow: "Just now", dieOf: "Waiting for the die of",
   },
   ja: {
     play: "行動", playAtLive: "行動するには「最新に戻る」：コマンドは現在の戦闘に対して出します。",
@@ -194,6 +195,7 @@ const PLAY_WORDS = {
     changeHouseRules: "キャンペーンのハウスルールを設定（GM）",
     houseRulesHint: "キャンペーンのハウスルールです。戦闘は開始時のルールのまま進みます。",
     houseRulesSaved: "ハウスルールを保存しました。",
+    justNow: "直前の裁定", dieOf: "ダイス待ち：",
   },
 };
 const COMMAND_JA = {

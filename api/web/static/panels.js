@@ -25,13 +25,14 @@ export function drawProcedure(host, encounter, lang) {
   ];
   if (p.acting) parts.push(`${t(lang, "acting")}: ${nameOf(encounter, p.acting)}`);
   if (encounter.ended) parts.push(t(lang, "ended"));
-  // Grouped by who may issue them, by name (a combatant's id may be a unit's UUID).
+  // Who is awaited, by name (a combatant's id may be a unit's UUID): their commands are in the
+  // Play panel (a GM's turn can offer fourteen), a reaction's names itself.
   const byWho = new Map();
   for (const a of p.awaiting) {
     const who = a.combatant ? nameOf(encounter, a.combatant) : a.issuer === "gm" ? t(lang, "gm") : a.issuer;
     byWho.set(who, [...(byWho.get(who) || []), commandWord(lang, a.command)]);
   }
-  const awaiting = [...byWho].map(([who, commands]) => `${who}: ${commands.join(", ")}`);
+  const awaiting = [...byWho].map(([who, commands]) => (commands.length <= 2 ? `${who}: ${commands.join(", ")}` : who));
   // replaceChildren would write a null as the text "null" (the header once read "Combat overnull").
   host.replaceChildren(...[
     node("span", {}, parts.join(" · ")),

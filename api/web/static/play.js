@@ -5,6 +5,7 @@
 import { command, get } from "./api.js";
 import { node } from "./dom.js";
 import { commandWord, playWord } from "./i18n.js";
+import { named, summarize } from "./log.js";
 import { fieldControl } from "./playfields.js";
 import { drawHouseRules } from "./playrules.js";
 
@@ -13,6 +14,9 @@ const PLAYABLE = "/v1/encounters/{encounter_id}/playable";
 const NOT_PLAYED_HERE = new Set(["JoinCombatant", "EnterDie"]);
 // The fields that say who acts: filled from the awaited combatant, not asked.
 const ACTOR_FIELDS = ["combatant_id", "unit_id"];
+// Reactions to an attack (GD-REACT): their buttons come with the attack they answer.
+const REACTIONS = new Set(["Dodge", "Guard", "TakeHit", "Intercept", "UseCounterSkill"]);
+const RECENT = 6; // outcomes shown where you play, newest first
 
 export async function loadPlayable(page, say) {
   page.playable = null;
@@ -39,9 +43,12 @@ export function drawPlay(host, ctx) {
   if (!shownLive) parts.push(node("p", { class: "note" }, playWord(lang, "playAtLive")));
   else if (live.ended) parts.push(node("p", { class: "note" }, playWord(lang, "ended")));
   else {
-    if (live.awaited_die) parts.push(dieEntry(live.awaited_die, ctx));
+    const die = live.awaited_die;
+    if (die && enters(page, die)) parts.push(dieEntry(die, ctx));
+    else if (die) parts.push(node("p", { class: "note" }, `${playWord(lang, "dieOf")} ${die.for_member === "gm" ? playWord(lang, "gm") : die.for_member}: ${lang === "ja" ? die.text_ja : die.text_en}`));
     const mine = page.playable ? page.playable.commands.filter((c) => c.yours && !NOT_PLAYED_HERE.has(c.command)) : [];
-    if (!mine.length && !live.awaited_die) parts.push(node("p", { class: "note" }, playWord(lang, "nothingForYou")));
+    if (!mine.length && !(die && enters(page, die))) parts.push(node("p", { class: "note" }, playWord(lang, "nothingForYou")));
+    parts.push(attackAnswered(page, mine));
     const byWho = new Map();
     for (const c of mine) {
       const who = c.combatant ? nameOf(live, c.combatant) : playWord(lang, "gm");
@@ -54,8 +61,13 @@ export function drawPlay(host, ctx) {
   }
   const slot = node("div", { class: "play-form", id: "play-form" });
   parts.push(slot);
+  parts.push(recentOutcomes(page));
   parts.push(drawHouseRules(page, ctx.say));
   host.replaceChildren(...parts.filter(Boolean));
+  // On a phone the Play panel comes first while something in it is yours (table.css).
+  const yours = shownLive && !live.ended && Boolean(host.querySelector("button[data-command], form.die-entry"));
+  const table = document.getElementById("table");
+  if (table) table.classList.toggle("yours", yours);
   // A redraw at the same version (the stream catching up, a language switch of the rest)
   // keeps the form being filled in; a new version drops it, as what is legal may change.
   const open = page.playForm;
@@ -63,6 +75,50 @@ export function drawPlay(host, ctx) {
     slot.replaceChildren(open.form);
     open.activate();
   } else page.playForm = null;
+}
+
+/** Whether this reader enters the awaited hand die: the member it is for, or the GM. */
+function enters(page, die) {
+  if (!page.me) return true; // a server without /v1/me: offer it; the server still refuses
+  return page.me.role === "gm" || page.me.member_id === die.for_member;
+}
+
+/** The attack a reaction answers, in words: who attacks whom, with what, at what hit. */
+function attackAnswered(page, mine) {
+  if (!mine.some((c) => REACTIONS.has(c.command))) return null;
+  const declared = [...page.events].reverse().find((e) => e.type === "gd.AttackDeclared");
+  if (!declared) return null;
+  const p = declared.payload;
+  const live = page.live;
+  const who = nameOf(live, p.attacker);
+  const sep = page.lang === "ja" ? "、" : ", ";
+  const targets = (p.defenders || []).map((id) => nameOf(live, id)).join(sep);
+  const hit = typeof p.hit === "number" ? p.hit : null;
+  const text = page.lang === "ja"
+    ? `${who}が${p.weapon}で${targets}を攻撃${hit === null ? "" : `（命中 ${hit}）`}`
+    : `${who} attacks ${targets} with ${p.weapon}${hit === null ? "" : ` (hit ${hit})`}`;
+  return node("p", { class: "attack-answered", "data-version": declared.version }, text);
+}
+
+/** An outcome: a ruling, or a fact of the rule system's (damage taken, a status…). */
+function isOutcome(event) {
+  return event.type === "RulingRecorded" || /^[a-z]+\./.test(event.type);
+}
+
+/** What just happened, where you play: the newest outcomes in words, newest first. */
+function recentOutcomes(page) {
+  const outcomes = page.events.filter(isOutcome).slice(-RECENT).reverse();
+  if (!outcomes.length) return null;
+  const names = new Map(page.live.combatants.map((c) => [c.combatant_id, c.name]));
+  return node(
+    "section", { class: "recent", "aria-label": playWord(page.lang, "justNow") },
+    node("h3", {}, playWord(page.lang, "justNow")),
+    node("ol", {}, ...outcomes.map((e) => node(
+      "li", { "data-version": e.version },
+      e.type === "RulingRecorded" ? node("strong", {}, `${e.payload.rule_ids.join(", ")} `) : null,
+      named(summarize(e, page.lang), names),
+    ))),
+  );
 }
 
 function commandButton(legal, ctx, host) {
