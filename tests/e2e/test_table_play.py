@@ -271,6 +271,12 @@ def test_a_wizardry_round_is_played_from_the_page(browser: Any, live_server: Liv
     kinds = [e["type"] for e in wz.call("GET", f"/v1/encounters/{wz.encounter}/events")["events"]]
     assert kinds.count("wz.ActionTaken") == 4, kinds  # all four acted in round 1
     assert kinds.count("wz.CheckRuled") == 4, kinds
+    # Drawn as it is played: no positions, so its parties, not an empty grid; and no "HP
+    # hidden" on a card, even to the GM: the system has no HP.
+    assert gm.page.locator("#board svg.parties").count() == 1
+    assert gm.page.locator("#board rect[data-square]").count() == 0
+    assert gm.page.locator('#board g[data-combatant="goblin"]').count() == 1
+    assert "HP hidden" not in gm.page.locator("#combatants").inner_text()
     assert gm.errors == []
 
 
@@ -281,6 +287,18 @@ def test_an_armor_knights_turn_is_played_from_the_page(
     open_table(ak, "決闘", "armor_knights", {"width": 8, "height": 3}, AK_COMBATANTS)
     gm = Table(browser, live_server, ak.encounter, ak.tokens["gm"])
     assert gm.page.locator('#board g[data-combatant="red"]').count() == 1
+    # Each side its colour; each card its armour by type and its points; no phantom HP.
+    circles = {
+        side: gm.page.locator(f'#board g[data-combatant="{side}"] circle').last
+        for side in ("red", "blue")
+    }
+    fills = {side: circle.get_attribute("fill") for side, circle in circles.items()}
+    assert fills["red"] != fills["blue"], fills
+    card = gm.page.locator('#combatants [data-combatant="red"]').inner_text()
+    assert "armour:" in card, card
+    assert "active points" in card, card
+    assert "response points" in card, card
+    assert "HP hidden" not in card
 
     gm.click("RollFirstMove")
     acting = ak.state()["procedure"]["acting"]

@@ -3,7 +3,7 @@
 
 import { wireAccess } from "./access.js";
 import { ApiError, follow, get, offered, post, savedToken, takeTokenFromAddress } from "./api.js";
-import { drawBoard, drawLegend, squareAt } from "./board.js";
+import { drawBoard, drawLegend, drawParties, hasPositions, squareAt } from "./board.js";
 import { t, translatePage } from "./i18n.js";
 import { drawLog } from "./log.js";
 import { drawCombatants, drawOrder, drawProcedure, lastMoveAt, orderAt } from "./panels.js";
@@ -91,7 +91,8 @@ function render() {
   const version = shown.version;
   const crews = page.crews.get(version) || new Map();
   drawProcedure($("procedure"), shown, lang);
-  drawBoard($("board"), shown, lastMoveAt(page.events, version), crews);
+  if (hasPositions(shown)) drawBoard($("board"), shown, lastMoveAt(page.events, version), crews);
+  else drawParties($("board"), shown, lang);
   drawOrder($("order"), shown, orderAt(page.events, version));
   drawCombatants($("combatants"), shown, lang, { crews, me: page.me });
   drawPlayPanel();

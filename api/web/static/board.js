@@ -19,6 +19,10 @@ export const TERRAIN = {
 };
 
 const SIDE_COLOUR = { pc: "#0b57a4", enemy: "#a1191f" };
+// Other sides (Armor Knights' "red" and "blue", a third party) take these in the order met;
+// each keeps ≥ 4.5:1 against white, the token's text.
+const PALETTE = ["#0b57a4", "#a1191f", "#1d6b35", "#6a3d9a", "#8a4b08", "#00606b"];
+const assigned = new Map();
 const STACK_OFFSETS = [[-9, -7], [9, 7], [9, -7], [-9, 7]];
 
 function el(name, attrs = {}, text = null) {
@@ -29,7 +33,44 @@ function el(name, attrs = {}, text = null) {
 }
 
 export function sideColour(side) {
-  return SIDE_COLOUR[side] || "#5b4b00";
+  if (SIDE_COLOUR[side]) return SIDE_COLOUR[side];
+  if (!assigned.has(side)) {
+    const taken = new Set(assigned.values());
+    assigned.set(side, PALETTE.find((c) => !taken.has(c)) || PALETTE[assigned.size % PALETTE.length]);
+  }
+  return assigned.get(side);
+}
+
+function ems(text) {
+  // A CJK character is about 1em wide in the token's bold face, a Latin one about 0.62em.
+  return [...text].reduce((sum, ch) => sum + (/[\u3000-\u9fff\uff00-\uffef]/.test(ch) ? 1 : 0.62), 0);
+}
+
+/**
+ * A label for each combatant's token that tells it apart from every other and fits: the
+ * name when short, else its head and its tail (ナイトメアA → ナイA, ナイトメアB → ナイB), else
+ * its head and a number. `combatants`: all of the encounter's. Returns id → label.
+ */
+export function tokenLabels(combatants) {
+  const labels = new Map();
+  const head = (name, n) => [...name].slice(0, n).join("");
+  const tail = (name) => [...name].slice(-1).join("");
+  // "戦士 (Fighter)" is 戦士 on a token: a gloss in brackets is for the sheet.
+  const bare = (name) => name.replace(/\s*[（(][^（()）]*[)）]\s*$/, "").trim() || name;
+  const short = (name) => ([...bare(name)].length <= 3 ? bare(name) : `${head(bare(name), 2)}${tail(bare(name))}`);
+  const counts = new Map();
+  for (const c of combatants) counts.set(short(c.name), (counts.get(short(c.name)) || 0) + 1);
+  const numbered = new Map();
+  for (const c of combatants) {
+    let label = short(c.name);
+    if (counts.get(label) > 1) {
+      const n = (numbered.get(label) || 0) + 1;
+      numbered.set(label, n);
+      label = `${head(bare(c.name), 2)}${n}`;
+    }
+    labels.set(c.combatant_id, label);
+  }
+  return labels;
 }
 
 /** HP now and at most, when the caller may see them (a hidden enemy's HP is the GM's). */
@@ -121,7 +162,7 @@ function drawPath(svg, start, path) {
   }));
 }
 
-function drawCombatant(svg, combatant, acting, crew, stack = { index: 0, count: 1 }) {
+function drawCombatant(svg, combatant, acting, crew, stack = { index: 0, count: 1 }, label = combatant.name) {
   const at = positionOf(combatant);
   if (!at) return;
   const edge = edgeOf(combatant);
@@ -157,13 +198,17 @@ function drawCombatant(svg, combatant, acting, crew, stack = { index: 0, count: 
     cx: mid.x, cy: mid.y - 3, r: radius, fill: out ? "#ffffff" : colour, stroke: colour,
     "stroke-width": 2,
   }));
+  // The label fits inside its circle, whatever its script.
+  const size = Math.min(stack.count > 1 ? 9 : 12, (2 * radius - 4) / Math.max(1, ems(label)));
+  const core = combatant.sheet && combatant.sheet.body === "assault_core";
   group.append(el("text", {
-    x: mid.x, y: mid.y + 1, "text-anchor": "middle", "font-size": stack.count > 1 ? 9 : 12, "font-weight": "bold",
+    x: mid.x, y: mid.y + (core ? -2 : 1), "text-anchor": "middle", "font-size": size.toFixed(1), "font-weight": "bold",
     fill: out ? colour : "#ffffff",
-  }, combatant.name.slice(0, 3)));
-  if (combatant.sheet && combatant.sheet.body === "assault_core") {
-    // GD-SQ-2a: a standing Assault Core also blocks the square above its own.
-    group.append(el("text", { x: corner.x + 3, y: corner.y + 12, "font-size": 10, "font-weight": "bold", fill: "#16191d" }, "AC"));
+  }, label));
+  if (core) {
+    // GD-SQ-2a: a standing Assault Core also blocks the square above its own. Its mark sits
+    // inside the token, under the label, clear of the acting ring.
+    group.append(el("text", { x: mid.x, y: mid.y + 7, "text-anchor": "middle", "font-size": 7, "font-weight": "bold", fill: out ? colour : "#ffffff" }, "AC"));
   }
   if (at.z) {
     group.append(el("text", { x: corner.x + CELL - 3, y: corner.y + 12, "text-anchor": "end", "font-size": 10, fill: "#16191d" }, `z${at.z}`));
@@ -246,13 +291,59 @@ export function drawBoard(host, encounter, move, crews = new Map()) {
     const at = positionOf(combatant);
     if (at) sharing.set(`${at.x},${at.y}`, [...(sharing.get(`${at.x},${at.y}`) || []), combatant.combatant_id]);
   }
+  const labels = tokenLabels(encounter.combatants);
   for (const combatant of encounter.combatants) {
     const at = positionOf(combatant);
     const here = at ? sharing.get(`${at.x},${at.y}`) : [combatant.combatant_id];
     const stack = { index: here.indexOf(combatant.combatant_id), count: here.length };
-    drawCombatant(svg, combatant, combatant.combatant_id === point.acting, crews.get(combatant.combatant_id), stack);
+    drawCombatant(svg, combatant, combatant.combatant_id === point.acting, crews.get(combatant.combatant_id), stack, labels.get(combatant.combatant_id));
   }
   host.replaceChildren(svg);
+}
+
+/**
+ * A fight with no positions (the Wizardry-style round) is drawn as it is played: its parties
+ * side by side, each member in its rank with its state, the acting one ringed.
+ */
+export function drawParties(host, encounter, lang) {
+  const sides = [...new Set(encounter.combatants.map((c) => c.side))];
+  const COLUMN = 230;
+  const ROW = 34;
+  const rows = Math.max(1, ...sides.map((side) => encounter.combatants.filter((c) => c.side === side).length));
+  const svg = el("svg", {
+    viewBox: `0 0 ${COLUMN * Math.max(1, sides.length) + 10} ${ROW * (rows + 1) + 14}`, role: "img",
+    "aria-labelledby": "board-svg-title", "data-version": encounter.version, class: "parties",
+  });
+  svg.append(el("title", { id: "board-svg-title" }, `${lang === "ja" ? "陣営" : "Parties"}, version ${encounter.version}`));
+  const labels = tokenLabels(encounter.combatants);
+  sides.forEach((side, column) => {
+    const x = 10 + column * COLUMN;
+    const colour = sideColour(side);
+    svg.append(el("text", { x, y: 22, "font-size": 15, "font-weight": "bold", fill: colour }, side));
+    encounter.combatants.filter((c) => c.side === side).forEach((c, rank) => {
+      const y = 14 + ROW * (rank + 1);
+      const s = c.status || {};
+      const down = s.collapsed || s.surrendered;
+      const group = el("g", { class: `token side-${side}`, "data-combatant": c.combatant_id });
+      if (c.combatant_id === encounter.procedure.acting) {
+        group.append(el("rect", { x: x - 3, y: y - 3, width: COLUMN - 24, height: ROW - 2, rx: 6, fill: "none", stroke: "#e8a200", "stroke-width": 3 }));
+      }
+      group.append(el("rect", { x, y, width: COLUMN - 30, height: ROW - 8, rx: 4, fill: down ? "#ffffff" : colour, stroke: colour, "stroke-width": 2 }));
+      const marks = [s.collapsed ? (lang === "ja" ? "昏倒" : "collapsed") : null, s.surrendered ? (lang === "ja" ? "降伏" : "surrendered") : null].filter(Boolean);
+      group.append(el("text", { x: x + 8, y: y + 17, "font-size": 13, "font-weight": "bold", fill: down ? colour : "#ffffff" },
+        `${rank + 1}. ${c.name}${marks.length ? ` — ${marks.join(", ")}` : ""}`));
+      group.append(el("title", {}, `${c.name} (${side}, ${labels.get(c.combatant_id)})`));
+      svg.append(group);
+    });
+  });
+  host.replaceChildren(svg);
+}
+
+/** Whether the fight is on squares: a map of its own, or combatants standing on squares (a
+ * Wizardry-style round has neither: it is drawn as parties). */
+export function hasPositions(encounter) {
+  const map = encounter.battle_map || {};
+  return typeof map.width === "number" || encounter.combatants.some((c) => positionOf(c));
 }
 
 /** The square under a click on the board's SVG (null: outside the map). */

@@ -82,8 +82,36 @@ export function drawOrder(host, encounter, order) {
   )));
 }
 
-function hpBar(combatant, lang, crew) {
+/** What a rule system without HP tracks of a combatant, in words: Armor Knights' armour by
+ * type and its active and response points, a Wizardry-style fighter's fatigue and penalties. */
+function systemFacts(combatant, lang) {
+  const s = combatant.status || {};
+  const ja = lang === "ja";
+  const facts = [];
+  if (s.armor && typeof s.armor === "object") {
+    const parts = Object.entries(s.armor).map(([kind, value]) => `${kind} ${value}`);
+    facts.push(`${ja ? "装甲" : "armour"}: ${parts.join(" · ")}`);
+  }
+  if (typeof s.active_points === "number") facts.push(`${ja ? "アクティブ" : "active points"} ${s.active_points}`);
+  if (typeof s.response_points === "number") facts.push(`${ja ? "リアクション" : "response points"} ${s.response_points}`);
+  if (s.shot_down) facts.push(ja ? "撃墜" : "shot down");
+  if (typeof s.fatigue_step === "number") facts.push(`${ja ? "疲労" : "fatigue"} ${s.fatigue_step}`);
+  if (s.die_penalty) facts.push(`${ja ? "ダイス修正" : "die penalty"} ${s.die_penalty}`);
+  if (s.ac_penalty) facts.push(`${ja ? "AC修正" : "AC penalty"} ${s.ac_penalty}`);
+  if (s.collapsed) facts.push(ja ? "昏倒" : "collapsed");
+  if (s.surrendered) facts.push(ja ? "降伏" : "surrendered");
+  return facts.length ? node("p", { class: "system-facts" }, facts.join(" · ")) : null;
+}
+
+/** Whether the encounter's rule system counts HP (Glorious Drive does; Armor Knights and the
+ * Wizardry-style round do not, so "HP hidden" would be false there, even to the GM). */
+function countsHp(encounter) {
+  return encounter.combatants.some((c) => c.status && "hp" in c.status);
+}
+
+function hpBar(combatant, lang, crew, withHp = true) {
   const hp = hpOf(combatant);
+  if (!withHp) return systemFacts(combatant, lang);
   if (!hp) return node("p", { class: "meta" }, t(lang, "hpHidden"));
   const core = combatant.sheet && combatant.sheet.body === "assault_core";
   const label = `${combatant.name} HP${core ? ` (${t(lang, "assaultCore")})` : ""}`;
@@ -122,6 +150,7 @@ function sheetLinks(crew, lang) {
 export function drawCombatants(host, encounter, lang, extra = {}) {
   const crews = extra.crews || new Map();
   const me = extra.me || null;
+  const withHp = countsHp(encounter);
   host.replaceChildren(...encounter.combatants.map((c) => {
     const status = c.status || {};
     const crew = crews.get(c.combatant_id);
@@ -134,7 +163,7 @@ export function drawCombatants(host, encounter, lang, extra = {}) {
       node("span", { class: "name" }, c.name), " ",
       mine ? node("span", { class: "you" }, `(${t(lang, "you")}) `) : null,
       node("span", { class: "meta" }, `${c.side} · ${c.controller} ${where}${c.hidden ? " · hidden" : ""}${c.sheet && c.sheet.body === "assault_core" ? ` · ${t(lang, "assaultCore")}` : ""}`),
-      hpBar(c, lang, crew),
+      hpBar(c, lang, crew, withHp),
       sheetLinks(crew, lang),
       tags.length ? node("ul", { class: "tags", "aria-label": "statuses" }, ...tags) : node("p", { class: "meta" }, t(lang, "noStatuses")),
     );
