@@ -8,6 +8,7 @@ import subprocess
 import sys
 import uuid
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from typing import Any
 
 import httpx
@@ -203,3 +204,102 @@ def _ready(base: str) -> bool:
         return httpx.get(f"{base}/readyz", timeout=1).status_code == 200
     except httpx.HTTPError:
         return False
+
+
+# --- NUL and lone surrogates, on every surface ----------------------------------------------
+
+JSON = {"Content-Type": "application/json"}
+FORM = {"Content-Type": "application/x-www-form-urlencoded"}
+# How each bad character travels: in JSON as an escape (or, for a surrogate, as the bytes
+# Python's decoder lets through), in an address or a form as a percent escape. A surrogate
+# cannot be percent-encoded into text (it decodes to U+FFFD), so those surfaces get NUL.
+IN_JSON = {"NUL": "\\u0000", "lone high surrogate": "\\ud800", "lone low surrogate": "\\udfff"}
+IN_ADDRESS = {"NUL": "%00"}
+
+
+@dataclass(frozen=True)
+class Surface:
+    method: str
+    address: str  # `{bad}` marks where the bad character goes
+    body: str = ""
+    headers: tuple[tuple[str, str], ...] = ()
+    encodings: tuple[tuple[str, str], ...] = tuple(IN_ADDRESS.items())
+
+
+def _surfaces(client: TestClient) -> dict[str, Surface]:
+    campaign = open_campaign(client)
+    _, roller = roller_for(campaign)
+    fight = ace_shoots_grunt(client, sheet(4, 1, reaction=2, hp=321))
+    gm = ("Authorization", f"Bearer {fight.campaign.gm}")
+    json_in = tuple(IN_JSON.items())
+    roll = f"/bcdice/{roller}/v2/game_system/DiceBot/roll"
+    encounter = f"/v1/encounters/{fight.id}"
+    return {
+        "/v1 JSON body": Surface(
+            "POST",
+            "/v1/campaigns",
+            '{"name": "a{bad}", "gm_member_id": "gm"}',
+            (*JSON.items(),),
+            json_in,
+        ),
+        "/v1 JSON body, a key of free JSON": Surface(
+            "POST",
+            f"{encounter}/replay",
+            '{"options": {"faint_rule{bad}": "text"}}',
+            (gm, *JSON.items()),
+            json_in,
+        ),
+        "/v1 JSON body, a command": Surface(
+            "POST",
+            f"{encounter}/commands",
+            '{"command": "Cleanup", "combatant_id": "a{bad}"}',
+            (gm, *JSON.items(), ("If-Match", f'"{fight.version()}"')),
+            json_in,
+        ),
+        "/v1 query": Surface("GET", f"{encounter}/at?turn=1&phase=a{{bad}}", headers=(gm,)),
+        "/v1 path parameter": Surface(
+            "DELETE", f"/v1/campaigns/{campaign.id}/members/a{{bad}}", headers=(gm,)
+        ),
+        "/v1 header": Surface(
+            "POST",
+            f"{encounter}/replay",
+            '{"options": {}}',
+            (gm, *JSON.items(), ("Idempotency-Key", "a-key-{bad}")),
+            (("NUL", "\x00"),),  # a header is Latin-1: NUL is the one it can carry
+        ),
+        "BCDice query": Surface("GET", f"{roll}?command=1D6+a{{bad}}"),
+        "BCDice form body": Surface("POST", roll, "command=1D6+a{bad}", (*FORM.items(),)),
+        "BCDice JSON body": Surface(
+            "POST", roll, '{"command": "1D6 a{bad}"}', (*JSON.items(),), json_in
+        ),
+    }
+
+
+def test_a_nul_or_a_lone_surrogate_is_refused_with_a_4xx_on_every_surface(
+    client: TestClient,
+) -> None:
+    statuses: dict[tuple[str, str], int] = {}
+    shapes: list[str] = []
+    for name, surface in _surfaces(client).items():
+        for character, bad in surface.encodings:
+            try:
+                answer = client.request(
+                    surface.method,
+                    surface.address.replace("{bad}", bad),
+                    content=surface.body.replace("{bad}", bad).encode(),
+                    headers=key() | {k: v.replace("{bad}", bad) for k, v in surface.headers},
+                )
+            except Exception:  # the test client re-raises what a server answers with a 500
+                statuses[name, character] = 500
+                continue
+            statuses[name, character] = answer.status_code
+            if name.startswith("BCDice"):  # BCDice-API's own shape, readable from any page
+                if answer.headers.get("Access-Control-Allow-Origin") != "*" or (
+                    answer.json().get("ok") is not False
+                ):
+                    shapes.append(f"{name}, {character}: {answer.text[:80]}")
+            elif answer.headers.get("Content-Type") != "application/problem+json":
+                shapes.append(f"{name}, {character}: {answer.text[:80]}")
+    wrong = {case: status for case, status in statuses.items() if not 400 <= status < 500}
+    assert not wrong, f"{len(wrong)} of {len(statuses)} not refused with a 4xx: {wrong}"
+    assert not shapes, shapes
