@@ -24,6 +24,7 @@ from api.routes import (
     units,
 )
 from api.routes.table import routers as table_routers
+from api.text import RefuseBadCharacters
 from api.web.router import router as web_router
 from infra.services import SenkiPort
 
@@ -63,6 +64,7 @@ def create_app(
         # 60 of 1,579 py-spy samples of the server under a stream of commands.
         telemetry={"tracing": False, "metrics": False, "logs": False},
     )
+    app.add_middleware(RefuseBadCharacters)  # inside the size limit: it reads bodies whole
     app.add_middleware(BodySizeLimit, max_bytes=MAX_BODY_BYTES)
     if cors_origins:
         app.add_middleware(

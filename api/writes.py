@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import json
 from dataclasses import dataclass
 from typing import Annotated, Any, cast
 
@@ -43,8 +42,7 @@ async def idempotency_of(request: Request, key: str | None) -> Idempotency:
     """The request's idempotency: its key, scoped to the caller, and its fingerprint."""
     if key is None:
         raise HTTPException(400, f"every POST needs an {KEY_HEADER} header (e.g. a fresh UUID)")
-    body = await request.body()
-    _refuse_nul(body)
+    body = await request.body()  # NUL and lone surrogates were refused at the edge (api/text.py)
     fingerprint = hashlib.sha256(
         request.method.encode() + b" " + request.url.path.encode() + b"\n" + body
     ).hexdigest()
@@ -100,31 +98,6 @@ def _without_null(schema: dict[str, Any]) -> dict[str, Any]:
         return schema
     rest = {k: v for k, v in schema.items() if k != "anyOf"}
     return {**choices[0], **rest}
-
-
-def _refuse_nul(body: bytes) -> None:
-    """PostgreSQL text and jsonb cannot hold U+0000, so no stored answer or event may carry it:
-    refuse it up front, for every write, rather than fail while storing (a 500)."""
-    if b"\\u0000" not in body:
-        return  # fast path: the escape (JSON's only way to write U+0000) is not there at all
-    try:
-        parsed = json.loads(body)
-    except ValueError:
-        return  # not JSON: the route's own validation says what is wrong
-    if _holds_nul(parsed):
-        raise HTTPException(
-            422, "text may not contain the NUL character (\\u0000): remove it and send again"
-        )
-
-
-def _holds_nul(value: Any) -> bool:
-    if isinstance(value, str):
-        return "\x00" in value
-    if isinstance(value, dict):
-        return any(_holds_nul(k) or _holds_nul(v) for k, v in value.items())
-    if isinstance(value, list):
-        return any(_holds_nul(item) for item in value)
-    return False
 
 
 async def if_match(value: IfMatchHeader = None) -> int | None:

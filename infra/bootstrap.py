@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 
 from domain.catalog import registry
+from infra import log_redaction
 from infra.dice_key import load_dice_key
 from infra.postgres.database import Database, DatabaseUnavailable, DatabaseUrls
 from infra.services.runtime import Runtime
@@ -23,6 +24,7 @@ class NotMigrated(RuntimeError):
 def start(settings: Settings | None = None) -> Runtime:
     """Start or attach to PostgreSQL, migrate on the embedded default, open the ledger."""
     settings = settings or Settings()
+    log_redaction.install()  # before anything can log a request or a token
     dice_key = load_dice_key(settings)  # a missing key is a setup error: say so before connecting
     database = Database(settings)
     urls = database.open()

@@ -262,7 +262,8 @@ class Me(BaseModel):
     member_id: str | None = Field(description="None for a sheet-site token.")
     may: list[Capability] = Field(
         description="command: act for the combatants one controls (the GM for all); "
-        "what_if: replay under other options (stores nothing); settle: uphold or amend "
+        "what_if: replay under other options (stores nothing; a fight with a combatant "
+        "hidden from the caller is the GM's to replay); settle: uphold or amend "
         "disputes; reveal: publish the dice seed; manage: members, tokens, house rules; "
         "roll: a roller token's rolls in its roll log through the BCDice-API address."
     )

@@ -25,6 +25,7 @@ from domain.encounter.replay import (
 )
 from domain.encounter.state import Encounter
 from domain.visibility.encounter import Policy
+from domain.visibility.replay import check_may_replay
 from infra.services import AuditEntry, DisputeAnswer, Idempotency, seen_through
 
 router = APIRouter(prefix="/v1/encounters", tags=["audit"])
@@ -163,8 +164,10 @@ def _amendment(body: WhatIf) -> Amendment | None:
 def what_if(
     encounter_id: UUID, body: WhatIf, runtime: RuntimeDep, who: PrincipalDep, key: KeyDep
 ) -> ReplayOut:
-    """Re-run the encounter under other options or one amended command; nothing is stored."""
+    """Re-run the encounter under other options or one amended command; nothing is stored.
+    Refused (403) to a reader from whom a combatant of the fight is hidden (docs/visibility.md)."""
     state, _ = load_for(runtime, who, encounter_id, READERS)
+    check_may_replay(reader_of(who), state.combatants)
     result = _replayed(runtime, encounter_id, body)
     # Withheld: whoever is hidden in the fight as recorded, and in the fight as replayed
     # (an amended join can hide a combatant, or try to unhide one: the original still rules).

@@ -15,7 +15,7 @@ from pydantic import ValidationError
 from rich.console import Console
 from rich.table import Table
 
-from infra import gc_tuning
+from infra import gc_tuning, log_redaction
 from infra.cli import options as cli_options
 from infra.cli.audit import audit, export
 from infra.cli.dice import dice_app
@@ -223,6 +223,7 @@ def main() -> None:
     # With SENKI_LOG_LEVEL=debug an unexpected error's traceback is logged for a bug report.
     level = os.environ.get("SENKI_LOG_LEVEL", "warning").upper()
     logging.basicConfig(level=level if level in logging.getLevelNamesMapping() else "WARNING")
+    log_redaction.install()  # no token secret in any line this process logs
     # SIGTERM/SIGHUP become a clean exit, so an embedded server this process uses is released.
     install_termination_handlers()
     try:

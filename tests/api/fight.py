@@ -9,7 +9,7 @@ import httpx
 from fastapi.testclient import TestClient
 
 from tests.api.conftest import Campaign, auth, key, open_campaign
-from tests.unit.encounter.table import sheet
+from tests.unit.encounter.table import sheet, weapon
 
 
 @dataclass
@@ -67,8 +67,9 @@ def join(
     assert answer.status_code == 200, answer.text
 
 
-def open_fight(client: TestClient, **options: Any) -> Fight:
-    """Given a campaign with players aoi and kai and viewer mio, the GM opens a fight."""
+def open_fight(client: TestClient, grunt: dict[str, Any] | None = None, **options: Any) -> Fight:
+    """Given a campaign with players aoi and kai and viewer mio, the GM opens a fight
+    (the hidden grunt's sheet: `grunt`, by default defence 50 and HP 321)."""
     campaign = open_campaign(client, faint_rule="text")
     tokens = {
         "aoi": campaign.token_for("aoi"),
@@ -84,13 +85,36 @@ def open_fight(client: TestClient, **options: Any) -> Fight:
     fight = Fight(campaign, opened.json()["id"], tokens)
     join(fight, "ace", "aoi", "pc", sheet(1, 1, reaction=20))
     join(fight, "wing", "kai", "pc", sheet(1, 2, reaction=10))
-    join(fight, "grunt", "gm", "enemy", sheet(4, 1, reaction=2, hp=321), hidden=True)
+    grunt = grunt if grunt is not None else sheet(4, 1, reaction=2, hp=321)
+    join(fight, "grunt", "gm", "enemy", grunt, hidden=True)
     return fight
 
 
-def started_fight(client: TestClient) -> Fight:
+def started_fight(client: TestClient, grunt: dict[str, Any] | None = None) -> Fight:
     """Given an open fight, the GM rolls initiative: ace acts first, in its cleanup step."""
-    fight = open_fight(client)
+    fight = open_fight(client, grunt)
     rolled = fight.command({"command": "RollInitiative"})
     assert rolled.status_code == 200, rolled.text
+    return fight
+
+
+ACE_JOIN = 0  # a started fight's recorded commands: joins of ace, wing, grunt; initiative; …
+
+
+def ace_join(attack: int) -> dict[str, Any]:
+    """Ace's JoinCombatant with her rifle's attack changed (her attack: 100 + the rifle's)."""
+    body = sheet(1, 1, reaction=20, weapons=[weapon(attack=attack)])
+    return {"combatant_id": "ace", "name": "ace", "side": "pc", "controller": "aoi", "sheet": body}
+
+
+def ace_shoots_grunt(client: TestClient, grunt: dict[str, Any]) -> Fight:
+    """Given a started fight with this hidden grunt, ace shoots it and it takes the hit."""
+    fight = started_fight(client, grunt)
+    for body, by in (
+        ({"command": "Cleanup", "combatant_id": "ace"}, "aoi"),
+        ({"command": "DeclareAttack", "combatant_id": "ace", "target": "grunt"}, "aoi"),
+        ({"command": "TakeHit", "combatant_id": "grunt"}, "gm"),
+    ):
+        answer = fight.command(body, by=by)
+        assert answer.status_code == 200, answer.text
     return fight

@@ -118,7 +118,8 @@ TABLE: list[Rule] = [
     Rule("GET", "/v1/encounters/{encounter}/options", EVERYONE),
     Rule("GET", "/v1/encounters/{encounter}/crews", EVERYONE),
     Rule("GET", "/v1/encounters/{encounter}/playable", EVERYONE),
-    Rule("POST", "/v1/encounters/{encounter}/replay", EVERYONE, {"options": {}}),
+    # The fight's grunt is hidden from everyone but the GM: its replay is the GM's.
+    Rule("POST", "/v1/encounters/{encounter}/replay", GM, {"options": {}}),
     Rule("GET", "/v1/encounters/{encounter}/disputes", EVERYONE),
     Rule(
         "POST",

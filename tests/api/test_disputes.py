@@ -63,17 +63,23 @@ def post(fight: Fight, path: str, body: dict[str, Any], by: str = "gm") -> Any:
 def test_a_what_if_replay_shows_the_divergence_and_stores_nothing(client: TestClient) -> None:
     fight = a_hit_on_grunt(client)
     before = fight.version()
-    answer = post(fight, "/replay", {"options": {"situation_bonus_applies_to": "damage"}}, by="aoi")
+    answer = post(fight, "/replay", {"options": {"situation_bonus_applies_to": "damage"}})
     assert answer.status_code == 200, answer.text
     body = answer.json()
     assert body["complete"]
     assert body["divergence"]["command_type"] == "TakeHit"
-    # attack 180 − 50 = 130 vs damage 70 × 1.5 = 105: the GM sees the grunt's HP, the
-    # player only that it differs (the grunt is hidden: docs/visibility.md)
-    assert body["differences"]["grunt"]["hp"] == {"original": None, "replay": None}
-    by_gm = post(fight, "/replay", {"options": {"situation_bonus_applies_to": "damage"}}).json()
-    assert by_gm["differences"]["grunt"]["hp"] == {"original": 321 - 130, "replay": 321 - 105}
+    # attack 180 − 50 = 130 vs damage 70 × 1.5 = 105
+    assert body["differences"]["grunt"]["hp"] == {"original": 321 - 130, "replay": 321 - 105}
     assert fight.version() == before
+
+
+def test_a_player_may_not_replay_a_fight_with_a_hidden_combatant(client: TestClient) -> None:
+    """The grunt is hidden from aoi: a replay's answer would tell its numbers by what changes
+    in it, so the replay is the GM's (docs/visibility.md "A what-if is not an oracle")."""
+    fight = a_hit_on_grunt(client)
+    answer = post(fight, "/replay", {"options": {"situation_bonus_applies_to": "damage"}}, by="aoi")
+    assert answer.status_code == 403, answer.text
+    assert "the GM's" in answer.json()["detail"]
 
 
 def test_a_player_disputes_and_the_gm_amends_medium_to_large(client: TestClient) -> None:

@@ -26,6 +26,7 @@ from infra.demo import wz as demo_wz
 from infra.demo.table import DemoTable
 from infra.services.runtime import Runtime
 from tests.api.conftest import auth, key
+from tests.api.fight import ACE_JOIN, Fight, ace_join, ace_shoots_grunt
 from tests.support.runtime import log_heads
 from tests.unit.encounter.table import sheet, weapon
 
@@ -389,3 +390,43 @@ def test_the_command_answers_searched_carry_the_facts_and_the_gm_finds_the_value
     assert all(answer["facts"][-1]["version"] == answer["version"] for answer in players)
     facts_to_gm = [answer["facts"] for answer in table.answers.get("gm", [])]
     assert leaks(facts_to_gm, values), "the GM's answers must carry the hidden values"
+
+
+# --- replay as an oracle ---------------------------------------------------------------------
+
+# Amendments a player might bisect with: ace's attack 300 deals 240 to the grunt of defence
+# 60 and HP 200 (it falls: its faint die is missing, GD-INJ-1), 250 to the one of HP 321.
+ORACLE_BODIES = [
+    {"options": {}},
+    {"options": {"faint_rule": "example"}},
+    {"amendment": {"command": ACE_JOIN, "payload": ace_join(25)}},
+    {"amendment": {"command": ACE_JOIN, "payload": ace_join(200)}},
+]
+
+
+def test_replay_as_an_oracle_answers_no_reader_by_the_hidden_numbers(
+    client: TestClient,
+) -> None:
+    """Two fights identical but for the hidden grunt's HP and defence: every non-GM reader
+    gets byte-identical replay answers; the GM's differ (so the comparison can fail)."""
+    fights = [
+        ace_shoots_grunt(client, sheet(4, 1, reaction=2, hp=hp, stats={"phys_def": defence}))
+        for hp, defence in ((321, 50), (200, 60))
+    ]
+
+    def replayed(fight: Fight, who: str, body: dict[str, Any]) -> tuple[int, str]:
+        headers = auth(fight.token(who)) | key()
+        answer = client.post(f"/v1/encounters/{fight.id}/replay", headers=headers, json=body)
+        return answer.status_code, answer.text
+
+    felled = ORACLE_BODIES[-1]
+    by_gm = [replayed(f, "gm", felled) for f in fights]
+    assert by_gm[0][0] == by_gm[1][0] == 200
+    assert json.loads(by_gm[0][1])["complete"] != json.loads(by_gm[1][1])["complete"]
+    differing = [
+        (who, f"body #{n}")
+        for who in READERS
+        for n, body in enumerate(ORACLE_BODIES)
+        if len({replayed(f, who, body) for f in fights}) > 1
+    ]
+    assert not differing, f"{len(differing)} of {len(READERS) * len(ORACLE_BODIES)}: {differing}"

@@ -13,10 +13,8 @@ from __future__ import annotations
 import importlib
 import json
 import os
-import socket
 import subprocess
 import sys
-import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator
@@ -26,12 +24,12 @@ from typing import Any
 
 import httpx
 import pytest
-import uvicorn
 
 from api.app import create_app
 from api.sheet_schemas import PILOT_STATS
 from infra.services.runtime import Runtime
 from tests.support.runtime import log_heads
+from tests.support.serving import serving
 from tests.unit.encounter.table import sheet as combatant_sheet
 
 BIN = Path(sys.executable).parent
@@ -125,26 +123,8 @@ def _snake(operation_id: str) -> str:
 def server(runtime: Runtime) -> Iterator[str]:
     """Senki as `senki serve` runs it (projector in process), on a free loopback port."""
     runtime.start_projector()
-    listening = socket.socket()
-    listening.bind(("127.0.0.1", 0))
-    port = listening.getsockname()[1]
-    config = uvicorn.Config(
-        create_app(lambda: runtime, lambda _: None), log_level="warning", lifespan="on"
-    )
-    serving = uvicorn.Server(config)
-    thread = threading.Thread(target=serving.run, kwargs={"sockets": [listening]}, daemon=True)
-    thread.start()
-    for _ in range(200):
-        if serving.started:
-            break
-        time.sleep(0.05)
-    assert serving.started, "uvicorn did not start"
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        serving.should_exit = True
-        thread.join(timeout=10)
-        listening.close()
+    with serving(create_app(lambda: runtime, lambda _: None)) as url:
+        yield url
 
 
 def fresh_key() -> str:
