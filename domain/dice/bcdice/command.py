@@ -1,7 +1,9 @@
 """Evaluate a line as BCDice's base system (DiceBot) would: the first command kind that reads it.
 
 `evaluate` answers None for what is not a command (plain chat), a `BcdiceResult` otherwise, and
-raises `DiceRefused` for a command past a safety limit. Dice come from the `FaceSource`.
+raises `DiceRefused` for a command past a safety limit: `DrawnThenRefused`, with the dice, when
+dice were drawn before the limit bit (they decided it, so the roll must be recorded).
+Dice come from the `FaceSource`.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from collections.abc import Callable
 
 from domain.dice.bcdice import add_dice, choice, counting, reroll, simple, upper
 from domain.dice.bcdice.arithmetic import ZeroDivision
-from domain.dice.bcdice.faces import FaceSource, Roller
+from domain.dice.bcdice.faces import DrawnThenRefused, FaceSource, Rand, Roller
 from domain.dice.bcdice.limits import MAX_COMMAND, DiceRefused
 from domain.dice.bcdice.result import BcdiceResult
 
@@ -40,14 +42,39 @@ def evaluate(text: str, source: FaceSource) -> BcdiceResult | None:
         raise DiceRefused(
             f"the command is too long ({len(text)} characters, at most {MAX_COMMAND})"
         )
+    return rolled(source, lambda roller: _evaluate(text, roller))
+
+
+def rolled(
+    source: FaceSource, decide: Callable[[Roller], BcdiceResult | None]
+) -> BcdiceResult | None:
+    """`decide` with a `Roller` over `source`: its result with every die drawn, or its refusal
+    with them when any were drawn."""
     roller = Roller(source)
     try:
-        result = _evaluate(text, roller)
+        result = decide(roller)
     except ZeroDivision as error:  # BCDice fails with an internal error here
-        raise DiceRefused("this command divides by zero; only c(…) answers that") from error
+        refusal = DiceRefused("this command divides by zero; only c(…) answers that")
+        raise _with_dice(refusal, roller) from error
+    except DrawnThenRefused:
+        raise
+    except DiceRefused as error:
+        if not roller.rands:
+            raise
+        raise _with_dice(error, roller) from error
     if result is None:
+        if roller.rands:  # no command reads a line after rolling for it; kept honest anyway
+            raise DrawnThenRefused("this command rolled dice but gave no result", _dice(roller))
         return None
-    return result.model_copy(update={"rands": tuple(roller.rands)})
+    return result.model_copy(update={"rands": _dice(roller)})
+
+
+def _dice(roller: Roller) -> tuple[Rand, ...]:
+    return tuple(roller.rands)
+
+
+def _with_dice(refusal: DiceRefused, roller: Roller) -> DiceRefused:
+    return DrawnThenRefused(str(refusal), _dice(roller)) if roller.rands else refusal
 
 
 def _evaluate(text: str, roller: Roller) -> BcdiceResult | None:

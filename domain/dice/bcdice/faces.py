@@ -13,7 +13,14 @@ from uuid import UUID
 
 from pydantic import BaseModel, ConfigDict
 
-from domain.dice.bcdice.limits import MAX_RANDS, MAX_SIDES, MAX_TIMES, DiceRefused
+from domain.dice.bcdice.limits import (
+    MAX_RANDS,
+    MAX_SIDES,
+    MAX_TIMES,
+    MAX_WORK,
+    DiceRefused,
+    work_refused,
+)
 from domain.dice.errors import DiceEntryError
 from domain.dice.fair import fair_die
 
@@ -85,18 +92,35 @@ class HandFaces:
             )
 
 
+class DrawnThenRefused(DiceRefused):
+    """Refused after dice were drawn: those dice decided it, so it is recorded with them."""
+
+    def __init__(self, reason: str, rands: tuple[Rand, ...]) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.rands = rands
+
+
 class Roller:
-    """BCDice's Randomizer over a face source: its limits, and every die recorded."""
+    """BCDice's Randomizer over a face source: its limits, the command's work, every die."""
 
     def __init__(self, source: FaceSource) -> None:
         self.source = source
         self.rands: list[Rand] = []
+        self.work = 0
+
+    def spend(self, units: int) -> None:
+        """Count `units` of work (a die, an item, a result) against the command's budget."""
+        self.work += units
+        if self.work > MAX_WORK:
+            raise work_refused()
 
     def roll_once(self, sides: int) -> int:
         if sides <= 0 or sides > MAX_SIDES:
             return 0  # BCDice: such a die shows 0 and is not a die it rolled
         if len(self.rands) >= MAX_RANDS:
             raise too_many_dice()
+        self.spend(1)
         value = self.source.face(len(self.rands), sides)
         self.rands.append(Rand(sides=sides, value=value))
         return value
@@ -121,4 +145,7 @@ class Roller:
 
 
 def too_many_dice() -> DiceRefused:
-    return DiceRefused(f"too many dice: at most {MAX_RANDS} dice in one command (as BCDice)")
+    return DiceRefused(
+        f"too many dice: at most {MAX_RANDS} dice in one command (as BCDice); "
+        "roll fewer dice or split the command"
+    )

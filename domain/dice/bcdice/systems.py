@@ -13,11 +13,12 @@ type at the table, each citing its rule ID (RULES.md):
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from domain.dice.bcdice.command import evaluate
+from domain.dice.bcdice.command import evaluate, rolled
 from domain.dice.bcdice.faces import FaceSource, Roller
 from domain.dice.bcdice.limits import MAX_COMMAND, DiceRefused
 from domain.dice.bcdice.result import BcdiceResult
@@ -69,10 +70,9 @@ class GameSystem:
         for pattern, command in self.commands:
             match = pattern.fullmatch(word[1:] if secret else word)
             if match is not None:
-                roller = Roller(source)
-                result = command(match, roller)
-                update = {"rands": tuple(roller.rands), "secret": secret}
-                return result.model_copy(update=update)
+                result = rolled(source, functools.partial(command, match))
+                assert result is not None  # a system command always answers
+                return result.model_copy(update={"secret": secret})
         return evaluate(text, source)
 
 
