@@ -49,7 +49,8 @@ class AddCommand:
 
     def roll(self, roller: Roller) -> BcdiceResult:
         self.lhs.bound()  # refused here, before any die, if a number could grow too large
-        self.lhs.dice(len(roller.rands))  # or if it would roll too many dice
+        drawn = len(roller.rands)  # or if it would roll too many dice
+        roller.expect(self.lhs.dice(drawn) - drawn)
         rolls = AddRolls(roller)
         total = self.lhs.eval(rolls)
         one_die = len(rolls.values) <= 1 and isinstance(self.lhs, DiceRoll)

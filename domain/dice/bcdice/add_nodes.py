@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from domain.dice.bcdice.arithmetic import Rounding, divide
-from domain.dice.bcdice.faces import Roller, too_many_dice
+from domain.dice.bcdice.faces import Roller, group_dice, too_many_dice
 from domain.dice.bcdice.limits import MAX_RANDS, MAX_SIDES, MAX_TIMES, DiceRefused, checked
 
 
@@ -184,7 +184,7 @@ class DiceRoll:
         return group_bound(self.times.eval(None), self.sides_value())
 
     def dice(self, drawn: int) -> int:
-        return group_dice(drawn, self.times.eval(None), self.sides_value())
+        return add_group_dice(drawn, self.times.eval(None), self.sides_value())
 
     def eval(self, rolls: AddRolls | None) -> int:
         assert rolls is not None  # a die is only rolled with dice to roll
@@ -209,20 +209,15 @@ def group_bound(times: int, sides: int) -> int:
     return times * sides
 
 
-def group_dice(drawn: int, times: int, sides: int) -> int:
-    """The dice drawn once a group of `times` d`sides` follows `drawn`, refused as the Roller
-    would refuse it (AddRolls.roll, Roller.roll_barabara)."""
-    if sides == 66:
-        if times < 0:
-            raise DiceRefused("a negative number of D66 dice cannot be rolled")
-        count = 2 * times
-    elif drawn + times > MAX_RANDS:
+def add_group_dice(drawn: int, times: int, sides: int) -> int:
+    """`group_dice`, where a D66 is two dice each (AddRolls.roll)."""
+    if sides != 66:
+        return group_dice(drawn, times, sides)
+    if times < 0:
+        raise DiceRefused("a negative number of D66 dice cannot be rolled")
+    if drawn + 2 * times > MAX_RANDS:
         raise too_many_dice()
-    else:
-        count = times if 0 < times <= MAX_TIMES and 0 < sides <= MAX_SIDES else 0
-    if drawn + count > MAX_RANDS:
-        raise too_many_dice()
-    return drawn + count
+    return drawn + 2 * times
 
 
 Keep = Callable[[list[int], int], list[int]]
@@ -252,7 +247,7 @@ class FilteredRoll:
         return group_bound(self.times.eval(None), self.sides_value())
 
     def dice(self, drawn: int) -> int:
-        return group_dice(drawn, self.times.eval(None), self.sides_value())
+        return add_group_dice(drawn, self.times.eval(None), self.sides_value())
 
     def eval(self, rolls: AddRolls | None) -> int:
         assert rolls is not None

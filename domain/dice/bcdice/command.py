@@ -32,6 +32,7 @@ COMMANDS: tuple[Command, ...] = (
     simple.version,
 )
 REPEAT_LIMIT = 100
+MAX_REPEAT_TEXT = 10_000  # characters read by a repeat's commands in all: each is parsed anew
 _REPEAT = re.compile(r"(s)?(repeat|rep|x)([0-9]+)?(\s+)?", re.IGNORECASE)
 _NESTED_REPEAT = re.compile(r"(repeat|rep|x)[0-9]+")
 
@@ -101,8 +102,17 @@ def _repeat(text: str, roller: Roller) -> BcdiceResult | None:
     if not 1 <= times <= REPEAT_LIMIT:
         text = f"繰り返し回数は1以上、{REPEAT_LIMIT}以下としてください"
         return BcdiceResult(text=text, secret=secret)
-    results = [_evaluate(trailer, roller) for _ in range(times)]
-    done = [r for r in results if r is not None]
+    if times * len(trailer) > MAX_REPEAT_TEXT:
+        raise DiceRefused(
+            f"this repeat reads too much ({times} × {len(trailer)} characters, at most "
+            f"{MAX_REPEAT_TEXT}); repeat fewer times or a shorter command"
+        )
+    done: list[BcdiceResult] = []
+    for _ in range(times):
+        result = _evaluate(trailer, roller)
+        if result is None:  # reading a line needs no dice: no other repeat would read it
+            break
+        done.append(result)
     if not done:
         text = f"繰り返し対象のコマンドが実行できませんでした ({trailer})"
         return BcdiceResult(text=text, secret=secret)

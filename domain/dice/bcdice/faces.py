@@ -22,7 +22,7 @@ from domain.dice.bcdice.limits import (
     work_refused,
 )
 from domain.dice.errors import DiceEntryError
-from domain.dice.fair import fair_die
+from domain.dice.fair import client_seed_field, die_from, die_index_field, roll_message_head
 
 
 class Rand(BaseModel):
@@ -51,13 +51,15 @@ class ServerFaces:
         self.stream_id = stream_id
         self.roll_seq = roll_seq
         self.client_seed = client_seed
+        # fair_die's message, its parts shared by every die of the roll built once
+        self.head = roll_message_head(stream_id, roll_seq)
+        self.seed_field = client_seed_field(client_seed)
 
     def face(self, index: int, sides: int) -> int:
         if sides == 1:  # BCDice rolls a d1 (1D1, a choice's last item): its one face, no draw
             return 1
-        return fair_die(
-            self.server_seed, self.stream_id, self.roll_seq, index, sides, self.client_seed
-        )
+        prefix = self.head + die_index_field(index) + self.seed_field
+        return die_from(self.server_seed, prefix, sides)
 
 
 class HandFaceError(DiceEntryError):
@@ -110,9 +112,13 @@ class Roller:
         self.work = 0
 
     def spend(self, units: int) -> None:
-        """Count `units` of work (a die, an item, a result) against the command's budget."""
+        """Count `units` of work (a die, an item) against the command's budget."""
+        self.expect(units)
         self.work += units
-        if self.work > MAX_WORK:
+
+    def expect(self, units: int) -> None:
+        """Refuse now, before any of it is done, work that would pass the command's budget."""
+        if self.work + units > MAX_WORK:
             raise work_refused()
 
     def roll_once(self, sides: int) -> int:
@@ -142,6 +148,27 @@ class Roller:
         elif sort == "desc":
             first, second = max(first, second), min(first, second)
         return first * 10 + second
+
+
+def group_dice(drawn: int, times: int, sides: int, *, capped: bool = True) -> int:
+    """The dice drawn once `times` d`sides` follow `drawn`, refused before any is drawn where
+    the Roller would refuse them: a group BCDice rolls at once (`roll_barabara`, `capped`: none
+    past 200 dice), or one by one (`roll_once`: upper dice)."""
+    if capped and drawn + times > MAX_RANDS:
+        raise too_many_dice()
+    rolled = (not capped or 0 < times <= MAX_TIMES) and 0 < sides <= MAX_SIDES
+    count = max(times, 0) if rolled else 0
+    if drawn + count > MAX_RANDS:
+        raise too_many_dice()
+    return drawn + count
+
+
+def check_groups(roller: Roller, groups: list[tuple[int, int]], *, capped: bool = True) -> None:
+    """Refuse, before drawing, groups whose first dice alone pass BCDice's dice limit."""
+    drawn = len(roller.rands)
+    for times, sides in groups:
+        drawn = group_dice(drawn, times, sides, capped=capped)
+    roller.expect(drawn - len(roller.rands))
 
 
 def too_many_dice() -> DiceRefused:

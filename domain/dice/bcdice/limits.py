@@ -17,9 +17,9 @@ MAX_NESTING = 20  # parentheses inside parentheses; BCDice has no limit
 MAX_COMMAND = 2_000  # characters of input, comment included
 MAX_MAGNITUDE = 2**53  # a number beyond this is not exact in BCDice's JavaScript build
 MAX_UPPER_GROUP = MAX_RANDS  # upper dice: BCDice builds the group before its dice limit bites
-# A command's work: dice drawn plus items and results built. BCDice's dice limit stays the
-# first to bite for dice; this bounds what is built besides (choice items, repeats).
-MAX_WORK = 2 * MAX_RANDS
+# A command's work: dice drawn plus choice items built. Each server die is an HMAC and a
+# record, so this, not BCDice's 10,000 dice, bounds a command's time (docs/capacity.md).
+MAX_WORK = 5_000
 
 
 class DiceRefused(DiceEntryError):
@@ -46,6 +46,6 @@ def magnitude_refused() -> DiceRefused:
 
 def work_refused() -> DiceRefused:
     return DiceRefused(
-        f"this command is too much work (at most {MAX_WORK} dice and items in one command); "
-        "split it into smaller commands"
+        f"this command is too much work: at most {MAX_WORK} dice and choice items in one "
+        "command; roll fewer dice, or split it into smaller commands"
     )
