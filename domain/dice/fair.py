@@ -107,7 +107,10 @@ def die_message_tail(die_index: int, client_seed: str | None) -> bytes:
 
 
 def die_index_field(die_index: int) -> bytes:
-    return _field(_u64(die_index))
+    """`field(u64(die_index))`, built without the general helpers (every die pays for it)."""
+    if not 0 <= die_index < _U64:
+        raise ValueError(f"{die_index} does not fit in an unsigned 64-bit field")
+    return _U64_FIELD_LENGTH + die_index.to_bytes(8, "big")
 
 
 def client_seed_field(client_seed: str | None) -> bytes:
@@ -124,4 +127,5 @@ def _u64(number: int) -> bytes:
     return number.to_bytes(8, "big")
 
 
+_U64_FIELD_LENGTH = (8).to_bytes(4, "big")
 _FIRST_ATTEMPT = _field(_u64(0))  # nearly every die takes its first attempt: built once

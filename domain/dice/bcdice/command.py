@@ -14,7 +14,7 @@ from collections.abc import Callable
 from domain.dice.bcdice import add_dice, choice, counting, reroll, simple, upper
 from domain.dice.bcdice.arithmetic import ZeroDivision
 from domain.dice.bcdice.faces import DrawnThenRefused, FaceSource, Rand, Roller
-from domain.dice.bcdice.limits import MAX_COMMAND, DiceRefused
+from domain.dice.bcdice.limits import DiceRefused, check_length
 from domain.dice.bcdice.result import BcdiceResult
 
 Command = Callable[[str, Roller], BcdiceResult | None]
@@ -39,10 +39,7 @@ _NESTED_REPEAT = re.compile(r"(repeat|rep|x)[0-9]+")
 
 def evaluate(text: str, source: FaceSource) -> BcdiceResult | None:
     """The result of `text` with dice from `source`, or None when it is not a command."""
-    if len(text) > MAX_COMMAND:
-        raise DiceRefused(
-            f"the command is too long ({len(text)} characters, at most {MAX_COMMAND})"
-        )
+    check_length(text)
     return rolled(source, lambda roller: _evaluate(text, roller))
 
 

@@ -30,6 +30,15 @@ class DiceRefused(DiceEntryError):
     """
 
 
+def check_length(text: str) -> None:
+    """Refuse a command longer than MAX_COMMAND characters before reading any of it."""
+    if len(text) > MAX_COMMAND:
+        raise DiceRefused(
+            f"the command is too long ({len(text)} characters, at most {MAX_COMMAND}); "
+            "shorten it or split it"
+        )
+
+
 def checked(value: int) -> int:
     """A computed number, refused when it is too large to be exact in BCDice's JavaScript build."""
     if abs(value) > MAX_MAGNITUDE:

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from domain.dice.bcdice.command import evaluate, rolled
 from domain.dice.bcdice.faces import FaceSource, Roller
-from domain.dice.bcdice.limits import MAX_COMMAND, DiceRefused
+from domain.dice.bcdice.limits import check_length
 from domain.dice.bcdice.result import BcdiceResult
 
 # BCDice's DiceBot command pattern (its common commands' prefixes), as BCDice-API serves it.
@@ -62,8 +62,7 @@ class GameSystem:
 
     def evaluate(self, text: str, source: FaceSource) -> BcdiceResult | None:
         """A system command first (as BCDice's game systems), then the common commands."""
-        if len(text) > MAX_COMMAND:
-            raise DiceRefused(f"the command is too long ({len(text)} characters)")
+        check_length(text)
         parts = text.split(maxsplit=1)
         word = parts[0].upper() if parts else ""
         secret = word.startswith("S")

@@ -35,7 +35,7 @@ AT = datetime(2026, 12, 7, tzinfo=UTC)
 KEY = bytes(range(32))
 LOG = uuid.UUID("00000000-0000-4000-8000-000000000033")
 SEED = derive_server_seed(KEY, LOG)
-# The numbers a refusal may say: its limits', and (below) the command's own.
+# The numbers a refusal may say: its limits', and (below) the command's own and its lengths.
 LIMITS = {MAX_COMMAND, MAX_NESTING, MAX_RANDS, MAX_UPPER_GROUP, MAX_WORK, MAX_REPEAT_TEXT}
 LIMITS |= {REPEAT_LIMIT, 2, 53, 15}  # ±2**53, 15 digits
 
@@ -93,6 +93,12 @@ def test_the_next_roll_shows_the_next_sequences_dice_whatever_was_refused_before
     assert all(check.verified for check in audit), audit
 
 
+def _lengths(command: str) -> set[int]:
+    """The lengths a refusal may quote: the command's, its words', what follows its first."""
+    rest = command.split(maxsplit=1)[1:]
+    return {len(command), *(len(word) for word in command.split()), *map(len, rest)}
+
+
 class NoDice:
     """A face source that has no dice: drawing one fails the test."""
 
@@ -130,6 +136,6 @@ def test_a_refusal_says_the_same_whatever_the_dice_and_quotes_none(
             evaluate(command, NoDice())
         assert str(without_dice.value) == before[0][1]
     said = {text for kind, text in outcomes if kind.startswith("refused")}
-    allowed = LIMITS | {int(n) for n in re.findall(r"\d+", command)}
+    allowed = LIMITS | {int(n) for n in re.findall(r"\d+", command)} | _lengths(command)
     for text in said:
         assert {int(n) for n in re.findall(r"\d+", text)} <= allowed, text
