@@ -10,12 +10,13 @@ from collections.abc import Sequence
 from datetime import datetime
 from uuid import UUID
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from domain.aggregate import AggregateKind
 from domain.dice import RollResult, Verification, verify_commitment
 from domain.dice.bcdice import TableRoll, from_legacy, roll_by_hand, roll_server
 from domain.dice.bcdice import verify as verify_roll
+from domain.dice.bcdice.record import RefusedRoll
 from domain.errors import WrongState
 from domain.events import DomainEvent, registry
 
@@ -43,12 +44,22 @@ class DiceRolled(DomainEvent):
     secret: bool = False
 
 
+class DiceRollRefused(DomainEvent):
+    """A server roll refused after its dice were drawn (issue 33): those dice decided the
+    refusal, so it uses up its roll sequence and keeps them, verifiable after the reveal."""
+
+    event_type = "DiceRollRefused"
+    result: TableRoll  # its text is REFUSED_TEXT then the reason; its rands the dice drawn
+    reason: str
+    secret: bool = False
+
+
 class DiceSeedRevealed(DomainEvent):
     event_type = "DiceSeedRevealed"
     server_seed: str  # hex
 
 
-registry.register(RollLogOpened, DiceRolled, DiceSeedRevealed)
+registry.register(RollLogOpened, DiceRolled, DiceRollRefused, DiceSeedRevealed)
 
 
 @registry.upcaster("DiceRolled", 1)
@@ -74,6 +85,7 @@ class RollLog(BaseModel):
     secret: bool = False
     secret_rolls: frozenset[int] = frozenset()  # roll sequences rolled as secret
     rolled_by: tuple[str, ...] = ()  # who rolled each roll, by roll sequence
+    refused: dict[int, str] = Field(default_factory=dict)  # roll sequence → why refused
 
     def is_secret(self, roll_seq: int) -> bool:
         return self.secret or roll_seq in self.secret_rolls
@@ -95,18 +107,25 @@ def evolve(state: RollLog, event: DomainEvent) -> RollLog:
                 }
             )
         case DiceRolled(result=result):
-            secret_roll = event.secret or result.secret
-            secret = state.secret_rolls | ({result.roll_seq} if secret_roll else set())
-            return state.model_copy(
-                update={
-                    "rolls": (*state.rolls, result),
-                    "secret_rolls": secret,
-                    "rolled_by": (*state.rolled_by, event.by),
-                }
-            )
+            return _recorded(state, result, secret=event.secret, by=event.by)
+        case DiceRollRefused(result=result, reason=reason):
+            state = _recorded(state, result, secret=event.secret, by=event.by)
+            return state.model_copy(update={"refused": state.refused | {result.roll_seq: reason}})
         case DiceSeedRevealed(server_seed=seed):
             return state.model_copy(update={"revealed_seed": seed})
     return state
+
+
+def _recorded(state: RollLog, result: TableRoll, *, secret: bool, by: str) -> RollLog:
+    secret_roll = secret or result.secret
+    secret_rolls = state.secret_rolls | ({result.roll_seq} if secret_roll else set())
+    return state.model_copy(
+        update={
+            "rolls": (*state.rolls, result),
+            "secret_rolls": secret_rolls,
+            "rolled_by": (*state.rolled_by, by),
+        }
+    )
 
 
 KIND = AggregateKind[RollLog]("roll_log", lambda i: RollLog(id=i), evolve, lambda s: s.opened)
@@ -142,13 +161,15 @@ def roll_dice(
     system: str = "DiceBot",
 ) -> list[DomainEvent]:
     """Roll a BCDice command with the log's seed, or record physical dice typed in by hand;
-    the roll sequence is the number of rolls so far."""
+    the roll sequence is the number of rolls so far. A server roll refused after drawing dice
+    is recorded as refused (`DiceRollRefused`): what its dice decided is on the record."""
     if state.revealed_seed is not None:
         raise RollLogClosed("this roll log's seed is revealed; open a new log to roll again")
     seq = len(state.rolls)
     if hand_faces is not None:
         result = roll_by_hand(expression, hand_faces, roll_seq=seq, purpose=purpose, system=system)
-    else:
+        return [DiceRolled(result=result, secret=secret, at=at, by=by)]
+    try:
         result = roll_server(
             expression,
             server_seed=server_seed,
@@ -158,6 +179,10 @@ def roll_dice(
             client_seed=client_seed,
             system=system,
         )
+    except RefusedRoll as refused:
+        return [
+            DiceRollRefused(result=refused.roll, reason=refused.reason, secret=secret, at=at, by=by)
+        ]
     return [DiceRolled(result=result, secret=secret, at=at, by=by)]
 
 

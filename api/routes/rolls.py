@@ -104,6 +104,8 @@ def _seen(state: RollLog, who: Principal) -> list[RollPublic]:
             | {
                 "rands": [rand.model_dump() for rand in view.rands],
                 "faces": [rand.value for rand in view.rands],
+                # why a roll was refused tells of its dice: withheld with them
+                "refused": None if view.withheld else state.refused.get(view.roll_seq),
             }
         )
         for view in views

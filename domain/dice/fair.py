@@ -69,13 +69,20 @@ def fair_die(  # noqa: PLR0917  # the agreed signature; its order mirrors the me
     client_seed: str | None,
 ) -> int:
     """One die face in 1..sides, recomputable by anyone who knows the revealed seed."""
+    return die_from(
+        server_seed, die_message_prefix(stream_id, roll_seq, die_index, client_seed), sides
+    )
+
+
+def die_from(server_seed: bytes, prefix: bytes, sides: int) -> int:
+    """The die whose message starts with `prefix` (`M(attempt)` without its attempt field)."""
     if not 2 <= sides <= _U64:
         raise ValueError(f"a die has 2 to 2**64 sides, not {sides}")
     limit = _U64 - _U64 % sides
-    prefix = die_message_prefix(stream_id, roll_seq, die_index, client_seed)
     attempt = 0
     while True:  # ends: each attempt is rejected with probability below 1/2
-        digest = hmac.digest(server_seed, prefix + _field(_u64(attempt)), "sha256")
+        last = _FIRST_ATTEMPT if attempt == 0 else _field(_u64(attempt))
+        digest = hmac.digest(server_seed, prefix + last, "sha256")
         value = int.from_bytes(digest[:8], "big")
         if value < limit:
             return value % sides + 1
@@ -86,14 +93,28 @@ def die_message_prefix(
     stream_id: UUID, roll_seq: int, die_index: int, client_seed: str | None
 ) -> bytes:
     """`M(attempt)` without its final attempt field (see the module docstring)."""
-    seed_part = b"\x00" if client_seed is None else b"\x01" + _field(client_seed.encode("utf-8"))
-    return (
-        _field(DIE_TAG)
-        + _field(stream_id.bytes)
-        + _field(_u64(roll_seq))
-        + _field(_u64(die_index))
-        + seed_part
-    )
+    return roll_message_head(stream_id, roll_seq) + die_message_tail(die_index, client_seed)
+
+
+def roll_message_head(stream_id: UUID, roll_seq: int) -> bytes:
+    """The part of `M(attempt)` every die of one roll shares (computed once for a roll's dice)."""
+    return _field(DIE_TAG) + _field(stream_id.bytes) + _field(_u64(roll_seq))
+
+
+def die_message_tail(die_index: int, client_seed: str | None) -> bytes:
+    """The die's own part of `M(attempt)` before the attempt: its index and the client seed."""
+    return die_index_field(die_index) + client_seed_field(client_seed)
+
+
+def die_index_field(die_index: int) -> bytes:
+    """`field(u64(die_index))`, built without the general helpers (every die pays for it)."""
+    if not 0 <= die_index < _U64:
+        raise ValueError(f"{die_index} does not fit in an unsigned 64-bit field")
+    return _U64_FIELD_LENGTH + die_index.to_bytes(8, "big")
+
+
+def client_seed_field(client_seed: str | None) -> bytes:
+    return b"\x00" if client_seed is None else b"\x01" + _field(client_seed.encode("utf-8"))
 
 
 def _field(data: bytes) -> bytes:
@@ -104,3 +125,7 @@ def _u64(number: int) -> bytes:
     if not 0 <= number < _U64:
         raise ValueError(f"{number} does not fit in an unsigned 64-bit field")
     return number.to_bytes(8, "big")
+
+
+_U64_FIELD_LENGTH = (8).to_bytes(4, "big")
+_FIRST_ATTEMPT = _field(_u64(0))  # nearly every die takes its first attempt: built once

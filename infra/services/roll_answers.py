@@ -47,6 +47,12 @@ class RollPublic(BaseModel):
     secret: bool = Field(description="Rolled in secret (a secret log, or BCDice's S prefix).")
     rands: list[RandPublic]
     faces: list[int] = Field(description="The values of `rands`, in rolling order.")
+    refused: str | None = Field(
+        default=None,
+        description="Why the roll was refused after its dice were drawn: it is recorded with "
+        "them (its sequence used up, verifiable after the reveal) but decides nothing; null "
+        "for a roll that was not refused, or while the roll is withheld.",
+    )
     rolled_by: str | None = Field(
         default=None,
         description="Who rolled it: a member id, or `roller:<token id>` for a BCDice-API "
@@ -106,6 +112,7 @@ def rolled(state: RollLog, version: int, by: str) -> RollAnswer:
             secret=state.is_secret(roll.roll_seq),
             rands=[RandPublic.model_validate(r, from_attributes=True) for r in roll.rands],
             faces=[r.value for r in roll.rands],
+            refused=state.refused.get(roll.roll_seq),
             rolled_by=by,
         ),
     )

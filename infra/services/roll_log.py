@@ -8,8 +8,23 @@ from uuid import UUID
 
 from domain import roll_log
 from domain.dice import Verification, commitment, derive_server_seed
+from domain.dice.bcdice import DiceRefused
 from infra.services.executor import Executor, Idempotency, new_stream_id
 from infra.services.roll_answers import RollAnswer, RollLogPublic, log_public, rolled
+
+
+class RollRefusedAndRecorded(DiceRefused):
+    """A roll refused after its dice were drawn; it is recorded, and `answer` carries it."""
+
+    def __init__(self, answer: RollAnswer) -> None:
+        roll = answer.roll
+        assert roll is not None
+        assert roll.refused is not None
+        super().__init__(
+            f"refused and recorded as roll {roll.roll_seq} of roll log {answer.roll_log.id} "
+            f"(its dice are verifiable after the reveal): {roll.refused}"
+        )
+        self.answer = answer
 
 
 class RollLogService:
@@ -60,9 +75,12 @@ class RollLogService:
         system: str = "DiceBot",
         idempotency: Idempotency | None = None,
     ) -> RollAnswer:
-        """Roll server dice in the log (or record `hand_faces`); the response carries the roll."""
+        """Roll server dice in the log (or record `hand_faces`); the response carries the roll.
+
+        A roll refused after its dice were drawn is recorded, then raised as
+        `RollRefusedAndRecorded` (a retry with the same key gets the same refusal)."""
         seed = derive_server_seed(self.master_key, log_id)
-        return self.executor.execute(
+        answer = self.executor.execute(
             roll_log.KIND,
             log_id,
             lambda state: roll_log.roll_dice(
@@ -81,6 +99,9 @@ class RollLogService:
             restore=RollAnswer.model_validate,
             idempotency=idempotency,
         )
+        if answer.roll is not None and answer.roll.refused is not None:
+            raise RollRefusedAndRecorded(answer)
+        return answer
 
     def reveal(
         self, log_id: UUID, *, by: str, idempotency: Idempotency | None = None

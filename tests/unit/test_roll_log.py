@@ -109,3 +109,48 @@ def test_same_events_rebuild_the_same_state() -> None:
         by="gm",
     )
     assert given(*events) == given(*events)
+
+
+def _runaway() -> list[roll_log.DomainEvent]:
+    """A reroll chain that client seed "c" runs past the command's work budget (5,000 dice)."""
+    return roll_log.roll_dice(
+        given(opened()),
+        "1U10000[2]",
+        server_seed=SEED,
+        client_seed="c",
+        purpose="t",
+        at=AT,
+        by="aoi",
+    )
+
+
+def test_when_a_roll_is_refused_after_its_dice_then_it_is_recorded_and_the_next_roll_follows() -> (
+    None
+):
+    refused = _runaway()
+    assert isinstance(refused[0], roll_log.DiceRollRefused)
+    assert refused[0].result.roll_seq == 0
+    assert "too much work" in refused[0].reason
+    assert len(refused[0].result.rands) == 5_000
+    state = given(opened(), *refused)
+    assert state.refused == {0: refused[0].reason}
+    after = roll_log.roll_dice(
+        state, "1D6", server_seed=SEED, client_seed=None, purpose="t", at=AT, by="aoi"
+    )
+    assert after[0].result.roll_seq == 1
+    revealed = roll_log.reveal(given(opened(), *refused, *after), SEED, at=AT, by="gm")
+    checks = roll_log.audit(given(opened(), *refused, *after, *revealed))
+    assert [check.verified for check in checks] == [True, True]
+
+
+def test_when_a_refused_rolls_recorded_die_is_changed_then_the_audit_names_it() -> None:
+    (refused,) = _runaway()
+    assert isinstance(refused, roll_log.DiceRollRefused)
+    rands = (refused.result.rands[0].model_copy(update={"value": 1}), *refused.result.rands[1:])
+    forged = refused.model_copy(
+        update={"result": refused.result.model_copy(update={"rands": rands})}
+    )
+    revealed = roll_log.DiceSeedRevealed(server_seed=SEED.hex(), at=AT, by="gm")
+    (check,) = roll_log.audit(given(opened(), forged, revealed))
+    assert not check.verified
+    assert check.problems[0].startswith("die 1: recorded 1")

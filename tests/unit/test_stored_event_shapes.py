@@ -16,14 +16,39 @@ import pytest
 
 from domain.catalog import registry
 from domain.dice import commitment
-from domain.dice.bcdice import roll_server, verify
+from domain.dice.bcdice import Rand, TableRoll, roll_server, verify
+from domain.dice.bcdice.faces import too_many_dice
+from domain.dice.bcdice.record import REFUSED_TEXT
 from domain.events import DomainEvent, EventRegistry, UnknownEventType
-from domain.roll_log import DiceRolled, DiceSeedRevealed, RollLogOpened
+from domain.roll_log import DiceRolled, DiceRollRefused, DiceSeedRevealed, RollLogOpened
 
 GOLDEN = Path(__file__).parent.parent / "golden" / "events"
 AT = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
 SEED = bytes(32)
 STREAM = uuid.UUID("00000000-0000-4000-8000-00000000000a")
+
+
+def _refused() -> DiceRollRefused:
+    """The shape only: a real refusal after drawing has thousands of dice (a reroll chain)."""
+    reason = too_many_dice().args[0]
+    dice = (Rand(sides=10000, value=9711), Rand(sides=10000, value=4802))
+    roll = TableRoll(
+        roll_seq=1,
+        command="1U10000[2]",
+        purpose="table roll",
+        source="server",
+        client_seed="aoi",
+        text=REFUSED_TEXT + reason,
+        total=None,
+        success=False,
+        failure=False,
+        critical=False,
+        fumble=False,
+        secret=False,
+        rands=dice,
+    )
+    return DiceRollRefused(result=roll, reason=reason, at=AT, by="aoi")
+
 
 SAMPLES: list[DomainEvent] = [
     RollLogOpened(name="table", commitment=commitment(SEED), at=AT, by="gm"),
@@ -39,6 +64,7 @@ SAMPLES: list[DomainEvent] = [
         at=AT,
         by="member-1",
     ),
+    _refused(),
     DiceSeedRevealed(server_seed=SEED.hex(), at=AT, by="gm"),
 ]
 

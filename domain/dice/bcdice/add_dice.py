@@ -48,6 +48,9 @@ class AddCommand:
     target: Node | None = None  # None with an op: the undecided target "?"
 
     def roll(self, roller: Roller) -> BcdiceResult:
+        self.lhs.bound()  # refused here, before any die, if a number could grow too large
+        drawn = len(roller.rands)  # or if it would roll too many dice
+        roller.expect(self.lhs.dice(drawn) - drawn)
         rolls = AddRolls(roller)
         total = self.lhs.eval(rolls)
         one_die = len(rolls.values) <= 1 and isinstance(self.lhs, DiceRoll)

@@ -1,7 +1,10 @@
 """The tree of an add roll (`2D6+3`, `(1D6+2)*2`, `4D6KH3`), as BCDice's AddDice builds it.
 
 Each node has its notation (`expr`, numbers computed: `(2+3)D6` is `5D6`), its value (`eval`,
-rolling its dice in order) and what it showed (`output`, after `eval`: `7[3,4]`).
+rolling its dice in order) and what it showed (`output`, after `eval`: `7[3,4]`). Before any die
+is drawn, `bound` is the largest magnitude it can reach whatever the dice show (each node checked
+against the limit) and `dice` adds the dice it will draw to a count, in rolling order, as the
+Roller would: what can be refused without dice is refused before them.
 """
 
 from __future__ import annotations
@@ -11,8 +14,8 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from domain.dice.bcdice.arithmetic import Rounding, divide
-from domain.dice.bcdice.faces import Roller
-from domain.dice.bcdice.limits import DiceRefused, checked
+from domain.dice.bcdice.faces import Roller, group_dice, too_many_dice
+from domain.dice.bcdice.limits import MAX_RANDS, MAX_SIDES, MAX_TIMES, DiceRefused, checked
 
 
 @dataclass
@@ -41,6 +44,12 @@ class Number:
     def eval(self, rolls: AddRolls | None) -> int:
         return self.value
 
+    def bound(self) -> int:
+        return abs(self.value)
+
+    def dice(self, drawn: int) -> int:
+        return drawn
+
     def expr(self) -> str:
         return str(self.value)
 
@@ -59,6 +68,12 @@ class Negate:
     def eval(self, rolls: AddRolls | None) -> int:
         return -self.body.eval(rolls)
 
+    def bound(self) -> int:
+        return self.body.bound()
+
+    def dice(self, drawn: int) -> int:
+        return self.body.dice(drawn)
+
     def expr(self) -> str:
         return "-" + self.body.expr()
 
@@ -76,6 +91,12 @@ class Parenthesis:
 
     def eval(self, rolls: AddRolls | None) -> int:
         return self.body.eval(rolls)
+
+    def bound(self) -> int:
+        return self.body.bound()
+
+    def dice(self, drawn: int) -> int:
+        return self.body.dice(drawn)
 
     def expr(self) -> str:
         return f"({self.body.expr()})"
@@ -102,6 +123,13 @@ class BinaryOp:
             return checked(left - right)
         return checked(left * right)
 
+    def bound(self) -> int:
+        left, right = self.lhs.bound(), self.rhs.bound()
+        return checked(left * right if self.op == "*" else left + right)
+
+    def dice(self, drawn: int) -> int:
+        return self.rhs.dice(self.lhs.dice(drawn))
+
     def expr(self) -> str:
         return f"{self.lhs.expr()}{self.op}{self.rhs.expr()}"
 
@@ -126,6 +154,13 @@ class Divide:
             return 1  # BCDice's add dice: dividing by zero gives 1
         return divide(left, right, self.rounding)
 
+    def bound(self) -> int:
+        self.rhs.bound()
+        return max(self.lhs.bound(), 1)  # |a/b| rounded is at most |a| for b ≠ 0; 1 for b = 0
+
+    def dice(self, drawn: int) -> int:
+        return self.rhs.dice(self.lhs.dice(drawn))
+
     def expr(self) -> str:
         return f"{self.lhs.expr()}/{self.rhs.expr()}{self.label}"
 
@@ -145,6 +180,12 @@ class DiceRoll:
     def sides_value(self) -> int:
         return 6 if self.sides is None else self.sides.eval(None)
 
+    def bound(self) -> int:
+        return group_bound(self.times.eval(None), self.sides_value())
+
+    def dice(self, drawn: int) -> int:
+        return add_group_dice(drawn, self.times.eval(None), self.sides_value())
+
     def eval(self, rolls: AddRolls | None) -> int:
         assert rolls is not None  # a die is only rolled with dice to roll
         dice = rolls.roll(self.times.eval(None), self.sides_value())
@@ -157,6 +198,26 @@ class DiceRoll:
 
     def output(self) -> str:
         return self.shown
+
+
+def group_bound(times: int, sides: int) -> int:
+    """The largest sum `times` dice of `sides` can show (none are rolled past BCDice's limits)."""
+    if sides == 66:
+        return checked(max(times, 0) * 66)
+    if not 0 < times <= MAX_TIMES or not 0 < sides <= MAX_SIDES:
+        return 0
+    return times * sides
+
+
+def add_group_dice(drawn: int, times: int, sides: int) -> int:
+    """`group_dice`, where a D66 is two dice each (AddRolls.roll)."""
+    if sides != 66:
+        return group_dice(drawn, times, sides)
+    if times < 0:
+        raise DiceRefused("a negative number of D66 dice cannot be rolled")
+    if drawn + 2 * times > MAX_RANDS:
+        raise too_many_dice()
+    return drawn + 2 * times
 
 
 Keep = Callable[[list[int], int], list[int]]
@@ -181,6 +242,12 @@ class FilteredRoll:
 
     def sides_value(self) -> int:
         return 6 if self.sides is None else self.sides.eval(None)
+
+    def bound(self) -> int:
+        return group_bound(self.times.eval(None), self.sides_value())
+
+    def dice(self, drawn: int) -> int:
+        return add_group_dice(drawn, self.times.eval(None), self.sides_value())
 
     def eval(self, rolls: AddRolls | None) -> int:
         assert rolls is not None

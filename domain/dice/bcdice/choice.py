@@ -1,11 +1,13 @@
 """Choice (ランダム選択): `choice[a,b,c]`, `choice(a,b)`, `choice a b c`, `choice2[…]`, `[A-F]`.
 
-Read from the whole input, spaces included; a single item `A-F` or `3-10` is a range.
+Read from the whole input, spaces included; a single item `A-F` or `3-10` is a range, kept as
+its bounds until its size is checked (`choice[1-100000000]` builds no item).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from domain.dice.bcdice.faces import Roller
@@ -23,7 +25,7 @@ class _Choice:
     secret: bool
     takes: int
     style: str  # "[", "(" or " "
-    items: list[str]
+    items: Sequence[str]
 
 
 def _parse(command: str) -> _Choice | None:
@@ -45,7 +47,7 @@ def _parse(command: str) -> _Choice | None:
         if end < 0:
             return None
         raw = [*before, last[:end]]
-    items = [item.strip() for item in raw if item.strip()]
+    items: Sequence[str] = [item.strip() for item in raw if item.strip()]
     if len(items) == 1:
         items = _shorthand(items[0])
     if not items or len(items) < takes:
@@ -53,14 +55,28 @@ def _parse(command: str) -> _Choice | None:
     return _Choice(head.group(1) is not None, takes, style, items)
 
 
-def _shorthand(item: str) -> list[str]:
+def _shorthand(item: str) -> Sequence[str]:
     if nums := _NUMS.fullmatch(item):
-        low, high = int(nums.group(1)), int(nums.group(2))
-        return [str(n) for n in range(low, high + 1)]
+        return _Range(range(int(nums.group(1)), int(nums.group(2)) + 1), letters=False)
     if chars := _CHARS.fullmatch(item):
         first, last = (chars.group(1), chars.group(2)) if chars.group(1) else chars.group(3, 4)
-        return [chr(c) for c in range(ord(first), ord(last) + 1)]
+        return _Range(range(ord(first), ord(last) + 1), letters=True)
     return []
+
+
+class _Range(Sequence[str]):
+    """The items of a range, each built only when read: its size is known before any is."""
+
+    def __init__(self, numbers: range, *, letters: bool) -> None:
+        self.numbers = numbers
+        self.letters = letters
+
+    def __len__(self) -> int:
+        return len(self.numbers)
+
+    def __getitem__(self, index: int) -> str:  # type: ignore[override]
+        number = self.numbers[index]
+        return chr(number) if self.letters else str(number)
 
 
 def roll(command: str, roller: Roller) -> BcdiceResult | None:
@@ -69,6 +85,7 @@ def roll(command: str, roller: Roller) -> BcdiceResult | None:
         return None
     if len(parsed.items) > MAX_ITEMS:
         return BcdiceResult(text=f"項目数は{MAX_ITEMS}以下としてください", secret=parsed.secret)
+    roller.spend(len(parsed.items))
     remaining = list(parsed.items)
     chosen = [remaining.pop(roller.roll_index(len(remaining))) for _ in range(parsed.takes)]
     takes = "" if parsed.takes == 1 else str(parsed.takes)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from domain.dice.bcdice.arithmetic import ArithmeticParser, Expr
-from domain.dice.bcdice.faces import Roller
+from domain.dice.bcdice.faces import Roller, check_groups
 from domain.dice.bcdice.lexer import tokenize
 from domain.dice.bcdice.result import BcdiceResult
 from domain.dice.bcdice.tokens import NotThisCommand, Stream
@@ -86,6 +86,7 @@ def barabara(command: str, roller: Roller) -> BcdiceResult | None:
         return None
     dice_groups = [Group(t.eval(), s.eval()) for t, s in groups]
     target = target_node.eval() if target_node is not None else None
+    check_groups(roller, [(g.times, g.sides) for g in dice_groups])
     dice = [v for g in dice_groups for v in roller.roll_barabara(g.times, g.sides)]
     notation = "+".join(f"{g.times}B{g.sides}" for g in dice_groups)
     steps = [

@@ -13,9 +13,16 @@ from uuid import UUID
 
 from pydantic import BaseModel, ConfigDict
 
-from domain.dice.bcdice.limits import MAX_RANDS, MAX_SIDES, MAX_TIMES, DiceRefused
+from domain.dice.bcdice.limits import (
+    MAX_RANDS,
+    MAX_SIDES,
+    MAX_TIMES,
+    MAX_WORK,
+    DiceRefused,
+    work_refused,
+)
 from domain.dice.errors import DiceEntryError
-from domain.dice.fair import fair_die
+from domain.dice.fair import client_seed_field, die_from, die_index_field, roll_message_head
 
 
 class Rand(BaseModel):
@@ -44,13 +51,15 @@ class ServerFaces:
         self.stream_id = stream_id
         self.roll_seq = roll_seq
         self.client_seed = client_seed
+        # fair_die's message, its parts shared by every die of the roll built once
+        self.head = roll_message_head(stream_id, roll_seq)
+        self.seed_field = client_seed_field(client_seed)
 
     def face(self, index: int, sides: int) -> int:
         if sides == 1:  # BCDice rolls a d1 (1D1, a choice's last item): its one face, no draw
             return 1
-        return fair_die(
-            self.server_seed, self.stream_id, self.roll_seq, index, sides, self.client_seed
-        )
+        prefix = self.head + die_index_field(index) + self.seed_field
+        return die_from(self.server_seed, prefix, sides)
 
 
 class HandFaceError(DiceEntryError):
@@ -85,18 +94,39 @@ class HandFaces:
             )
 
 
+class DrawnThenRefused(DiceRefused):
+    """Refused after dice were drawn: those dice decided it, so it is recorded with them."""
+
+    def __init__(self, reason: str, rands: tuple[Rand, ...]) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.rands = rands
+
+
 class Roller:
-    """BCDice's Randomizer over a face source: its limits, and every die recorded."""
+    """BCDice's Randomizer over a face source: its limits, the command's work, every die."""
 
     def __init__(self, source: FaceSource) -> None:
         self.source = source
         self.rands: list[Rand] = []
+        self.work = 0
+
+    def spend(self, units: int) -> None:
+        """Count `units` of work (a die, an item) against the command's budget."""
+        self.expect(units)
+        self.work += units
+
+    def expect(self, units: int) -> None:
+        """Refuse now, before any of it is done, work that would pass the command's budget."""
+        if self.work + units > MAX_WORK:
+            raise work_refused()
 
     def roll_once(self, sides: int) -> int:
         if sides <= 0 or sides > MAX_SIDES:
             return 0  # BCDice: such a die shows 0 and is not a die it rolled
         if len(self.rands) >= MAX_RANDS:
             raise too_many_dice()
+        self.spend(1)
         value = self.source.face(len(self.rands), sides)
         self.rands.append(Rand(sides=sides, value=value))
         return value
@@ -120,5 +150,29 @@ class Roller:
         return first * 10 + second
 
 
+def group_dice(drawn: int, times: int, sides: int, *, capped: bool = True) -> int:
+    """The dice drawn once `times` d`sides` follow `drawn`, refused before any is drawn where
+    the Roller would refuse them: a group BCDice rolls at once (`roll_barabara`, `capped`: none
+    past 200 dice), or one by one (`roll_once`: upper dice)."""
+    if capped and drawn + times > MAX_RANDS:
+        raise too_many_dice()
+    rolled = (not capped or 0 < times <= MAX_TIMES) and 0 < sides <= MAX_SIDES
+    count = max(times, 0) if rolled else 0
+    if drawn + count > MAX_RANDS:
+        raise too_many_dice()
+    return drawn + count
+
+
+def check_groups(roller: Roller, groups: list[tuple[int, int]], *, capped: bool = True) -> None:
+    """Refuse, before drawing, groups whose first dice alone pass BCDice's dice limit."""
+    drawn = len(roller.rands)
+    for times, sides in groups:
+        drawn = group_dice(drawn, times, sides, capped=capped)
+    roller.expect(drawn - len(roller.rands))
+
+
 def too_many_dice() -> DiceRefused:
-    return DiceRefused(f"too many dice: at most {MAX_RANDS} dice in one command (as BCDice)")
+    return DiceRefused(
+        f"too many dice: at most {MAX_RANDS} dice in one command (as BCDice); "
+        "roll fewer dice or split the command"
+    )

@@ -3,7 +3,8 @@
 Server dice are the log's commit–reveal dice in rolling order (die i is `fair_die(…, i, …)`),
 so after the reveal anyone can roll the command again from the seed and get the same record.
 A roll recorded before the BCDice language (v1 `DiceRolled`) keeps its old record in `legacy`
-and is verified the old way.
+and is verified the old way. A server roll refused after its dice were drawn (`RefusedRoll`)
+is recorded too, with those dice, and verified by refusing it again from the seed.
 """
 
 from __future__ import annotations
@@ -14,7 +15,15 @@ from uuid import UUID
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from domain.dice.bcdice.faces import FaceSource, HandFaceError, HandFaces, Rand, ServerFaces
+from domain.dice.bcdice.faces import (
+    DrawnThenRefused,
+    FaceSource,
+    HandFaceError,
+    HandFaces,
+    Rand,
+    ServerFaces,
+)
+from domain.dice.bcdice.limits import DiceRefused
 from domain.dice.bcdice.result import BcdiceResult
 from domain.dice.bcdice.systems import BY_ID
 from domain.dice.errors import DiceEntryError
@@ -54,6 +63,24 @@ class TableRoll(BaseModel):
     def comment(self) -> str:
         parts = self.command.split(maxsplit=1)
         return parts[1].strip() if len(parts) == 2 else ""
+
+
+class RefusedRoll(DiceRefused):
+    """A server roll refused after its dice were drawn: `roll` records it, dice included."""
+
+    def __init__(self, roll: TableRoll, reason: str) -> None:
+        super().__init__(reason)
+        self.roll = roll
+        self.reason = reason
+
+
+REFUSED_TEXT = "refused: "  # a refused roll's text: this, then the reason
+
+
+def _refused(command: str, refusal: DrawnThenRefused) -> BcdiceResult:
+    # BCDice's `S` prefix makes any command secret; a refused one stays as secret as it asked.
+    secret = command.lstrip()[:1].upper() == "S"
+    return BcdiceResult(text=REFUSED_TEXT + refusal.reason, secret=secret, rands=refusal.rands)
 
 
 class UnknownSystem(DiceEntryError):
@@ -103,9 +130,15 @@ def roll_server(  # the commit–reveal layout's inputs, named
     client_seed: str | None = None,
     system: str = "DiceBot",
 ) -> TableRoll:
+    """A server roll; `RefusedRoll` (its record inside) when refused after drawing dice."""
     faces = ServerFaces(server_seed, stream_id, roll_seq, client_seed)
-    result = _evaluated(command, faces, system)
-    return _record(
+    try:
+        result = _evaluated(command, faces, system)
+    except DrawnThenRefused as refusal:
+        result, failed = _refused(command, refusal), True
+    else:
+        failed = False
+    record = _record(
         result,
         command=command,
         roll_seq=roll_seq,
@@ -114,6 +147,9 @@ def roll_server(  # the commit–reveal layout's inputs, named
         client_seed=client_seed,
         system=system,
     )
+    if failed:
+        raise RefusedRoll(record, record.text.removeprefix(REFUSED_TEXT))
+    return record
 
 
 def roll_by_hand(
@@ -156,7 +192,8 @@ def from_legacy(old: RollResult) -> TableRoll:
 
 
 def verify(roll: TableRoll, *, server_seed: bytes, stream_id: UUID) -> Verification:
-    """Roll the command again (from the seed, or from the recorded hand faces) and compare."""
+    """Roll the command again (from the seed, or from the recorded hand faces) and compare;
+    a refused roll must be refused again, for the same reason, with the same dice."""
     if roll.legacy is not None:
         return verify_legacy(roll.legacy, server_seed=server_seed, stream_id=stream_id)
     unverifiable = HAND_UNVERIFIABLE if roll.source == "hand" else None
@@ -167,6 +204,8 @@ def verify(roll: TableRoll, *, server_seed: bytes, stream_id: UUID) -> Verificat
         source = HandFaces([rand.value for rand in roll.rands])
     try:
         again = _evaluated(roll.command, source, roll.system)
+    except DrawnThenRefused as refusal:
+        again = _refused(roll.command, refusal)
     except (DiceEntryError, HandFaceError) as error:
         problems = (f"the recorded command cannot be rolled again: {error}",)
         return Verification(roll_seq=roll.roll_seq, problems=problems, unverifiable=unverifiable)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from domain.dice.bcdice.arithmetic import ArithmeticParser, Expr
 from domain.dice.bcdice.counting import REROLL_LIMIT, Group, holds, notations, op_text
-from domain.dice.bcdice.faces import Roller
+from domain.dice.bcdice.faces import Roller, check_groups
 from domain.dice.bcdice.lexer import first_word, tokenize
 from domain.dice.bcdice.result import BcdiceResult
 from domain.dice.bcdice.tokens import NotThisCommand, Stream
@@ -75,6 +75,7 @@ def roll(command: str, roller: Roller) -> BcdiceResult | None:
     if not all(_valid(reroll_op, threshold, g.sides) for g in queue):
         return BcdiceResult(text=source + _BAD_CONDITION, secret=secret)
     assert threshold is not None
+    check_groups(roller, [(g.times, g.sides) for g in queue])
     rounds = _rolls(queue, roller, reroll_op, threshold)
     dice = [v for group in rounds for v in group]
     successes = sum(1 for v in dice if holds(v, op, target)) if op and target is not None else 0

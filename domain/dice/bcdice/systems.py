@@ -13,13 +13,14 @@ type at the table, each citing its rule ID (RULES.md):
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from domain.dice.bcdice.command import evaluate
+from domain.dice.bcdice.command import evaluate, rolled
 from domain.dice.bcdice.faces import FaceSource, Roller
-from domain.dice.bcdice.limits import MAX_COMMAND, DiceRefused
+from domain.dice.bcdice.limits import check_length
 from domain.dice.bcdice.result import BcdiceResult
 
 # BCDice's DiceBot command pattern (its common commands' prefixes), as BCDice-API serves it.
@@ -61,18 +62,16 @@ class GameSystem:
 
     def evaluate(self, text: str, source: FaceSource) -> BcdiceResult | None:
         """A system command first (as BCDice's game systems), then the common commands."""
-        if len(text) > MAX_COMMAND:
-            raise DiceRefused(f"the command is too long ({len(text)} characters)")
+        check_length(text)
         parts = text.split(maxsplit=1)
         word = parts[0].upper() if parts else ""
         secret = word.startswith("S")
         for pattern, command in self.commands:
             match = pattern.fullmatch(word[1:] if secret else word)
             if match is not None:
-                roller = Roller(source)
-                result = command(match, roller)
-                update = {"rands": tuple(roller.rands), "secret": secret}
-                return result.model_copy(update=update)
+                result = rolled(source, functools.partial(command, match))
+                assert result is not None  # a system command always answers
+                return result.model_copy(update={"secret": secret})
         return evaluate(text, source)
 
 

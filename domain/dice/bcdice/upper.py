@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from domain.dice.bcdice.arithmetic import ArithmeticParser, Expr, Number
 from domain.dice.bcdice.counting import holds, notations, op_text
-from domain.dice.bcdice.faces import Roller
+from domain.dice.bcdice.faces import Roller, check_groups
 from domain.dice.bcdice.lexer import tokenize
 from domain.dice.bcdice.limits import MAX_UPPER_GROUP, DiceRefused
 from domain.dice.bcdice.result import BcdiceResult
@@ -57,6 +57,9 @@ def roll(command: str, roller: Roller) -> BcdiceResult | None:
     expr = f"{notation}[{threshold}]{_signed(modifier)}{op_text(op)}{target_text}"
     if threshold <= 1:
         return BcdiceResult(text=f"({expr}) ＞ 無限ロールの条件がまちがっています", secret=secret)
+    for times, _ in dice:
+        _times(times)
+    check_groups(roller, dice, capped=False)
     results = [_explode(roller, sides, threshold) for times, sides in dice for _ in _times(times)]
     sums = [sum(chain) for chain in results]
     shown = ",".join(
