@@ -13,7 +13,6 @@ only, for the retried ones) or ends its own session.
 from __future__ import annotations
 
 import os
-import threading
 from collections.abc import Iterator, Sequence
 from typing import Any, ClassVar
 from uuid import UUID
@@ -21,17 +20,17 @@ from uuid import UUID
 import psycopg
 import pytest
 
+from domain.campaign.character import CharacterRegistered
 from domain.catalog import registry
 from domain.events import DomainEvent
 from infra.projector import park
-from infra.projector.runner import Projector, ProjectorOptions
 from infra.store.ledger import Ledger, open_ledger
 from projections.base import Change, Column, Projection, Put, Recorded, Rows, Table
 from projections.character_sheets import CharacterSheetsV1
 from tests.support.databases import shard_count
-from tests.support.readside import tracked
+from tests.support.readside import caught_up_within, tracked
 from tests.support.story import LoggedTable, campaign_story, write
-from tests.unit.campaign.table import stats
+from tests.unit.campaign.table import AT, GM, stats
 
 pytestmark = pytest.mark.postgres
 
@@ -109,21 +108,21 @@ def a_log_with(*names: str) -> tuple[LoggedTable, list[UUID]]:
     table = campaign_story()
     campaign = table.character(table.pilots[0]).campaign_id
     assert campaign is not None
-    pilots = [table.register_pilot(campaign, stats(), name=name) for name in names]
+    pilots = [table.fresh_id() for _ in names]
+    for pilot, name in zip(pilots, names, strict=True):  # as recorded before the text bounds
+        registered = CharacterRegistered(
+            campaign_id=campaign, owner=GM, name=name, level=1,
+            base_stats=stats(), max_hp=100, current_hp=100, at=AT, by=GM,
+        )  # fmt: skip
+        table.append(pilot, [registered])
     campaign_story(table)
     return table, pilots
 
 
 def project(url: str, ledger: Ledger) -> None:
     models = [ForcedErrors(), CharacterSheetsV1()]
-    projector = Projector(url, ledger, models, ProjectorOptions(batch_size=50, poll_s=0.05))
-    stop = threading.Event()
-    worker = threading.Thread(target=projector.run, args=(stop,), kwargs={"until_caught_up": True})
-    worker.start()
-    worker.join(HALT_S)
-    stop.set()
-    worker.join(30)
-    assert not worker.is_alive(), "the projector halted: it never caught up"
+    caught_up = caught_up_within(HALT_S, url, ledger, models, batch_size=50, poll_s=0.05)
+    assert caught_up, "the projector halted: it never caught up"
 
 
 def parked(url: str) -> list[tuple[str, UUID, str]]:
