@@ -12,7 +12,7 @@ bounded sheet fits: the worst case is a unit's max HP under its pilot's piloting
 
 Texts are bounded for the same reason: a read model indexes ids and names (a btree row
 holds at most 2,704 bytes: a 4,000-character combatant id stopped the rulings model, issue
-33), so an id is at most ID characters, a name NAME, free text TEXT (docs/limits.md).
+33), so an id is at most ID characters, a name NAME, free text TEXT (README, "Read models").
 
 Stored events are not bounded: what was recorded stays readable; only new commands are.
 """

@@ -36,7 +36,7 @@ log = logging.getLogger("senki.projector")
 
 
 # SQLSTATE classes that say the database, not the event, is in the way: the same batch may
-# pass once it is mended, so it is retried, never parked (docs/operations.md, "parked events").
+# pass once it is mended: retried, never parked (tests/integration/test_projector_sqlstates).
 # 08 connection, 25 transaction state (a read-only standby), 28 authorisation, 3D/3F catalog
 # or schema missing, 40 rollback (serialisation, deadlock, this projector fenced out),
 # 42 a missing table or privilege (a deployment's state), 53 resources (disk, memory,
