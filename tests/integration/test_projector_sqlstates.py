@@ -13,110 +13,28 @@ only, for the retried ones) or ends its own session.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Sequence
-from typing import Any, ClassVar
+from collections.abc import Iterator
 from uuid import UUID
 
 import psycopg
 import pytest
 
-from domain.campaign.character import CharacterRegistered
-from domain.catalog import registry
-from domain.events import DomainEvent
 from infra.projector import park
-from infra.store.ledger import Ledger, open_ledger
-from projections.base import Change, Column, Projection, Put, Recorded, Rows, Table
+from infra.store.ledger import Ledger
 from projections.character_sheets import CharacterSheetsV1
-from tests.support.databases import shard_count
+from tests.support.forced_errors import ForcedErrors, a_log_with, calls, counter, forced_ledger
 from tests.support.readside import caught_up_within, tracked
-from tests.support.story import LoggedTable, campaign_story, write
-from tests.unit.campaign.table import AT, GM, stats
+from tests.support.story import write
 
 pytestmark = pytest.mark.postgres
 
 HALT_S = 45.0
-FORCED = "forced"
-
-# Raises `state` while the case's sequence has given at most `times` numbers (a sequence is
-# not rolled back with the failed batch); `terminate` ends the calling session instead.
-_FORCE = """
-CREATE OR REPLACE FUNCTION senki_read.force_error(wanted text) RETURNS boolean
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog AS $fn$
-DECLARE
-    state text := split_part(wanted, '/', 1);
-    times bigint := split_part(wanted, '/', 2)::bigint;
-    counter text := split_part(wanted, '/', 3);
-BEGIN
-    IF wanted IS NULL OR nextval(format('senki_read.%I', counter)) > times THEN
-        RETURN true;
-    END IF;
-    IF state = 'terminate' THEN
-        PERFORM pg_terminate_backend(pg_backend_pid());
-    END IF;
-    RAISE EXCEPTION 'forced %', state USING ERRCODE = state;
-END
-$fn$;
-CREATE SEQUENCE IF NOT EXISTS senki_read.forced_calls;
-GRANT EXECUTE ON FUNCTION senki_read.force_error(text) TO PUBLIC;
-"""
-
-
-class ForcedErrors(Projection):
-    """A model that writes a pilot's name where the name says: `index:<text>` into an indexed
-    column, `short:<text>` into varchar(8), `unique:<text>` into a unique column, and
-    `raise:<state>/<times>/<sequence>` into a column whose check raises that SQLSTATE."""
-
-    name = "forced_errors"
-    tables: ClassVar[Sequence[Table]] = (
-        Table(
-            FORCED,
-            (
-                Column("stream", "uuid", nullable=False),
-                Column("indexed", "text"),
-                Column("short", "varchar(8)"),
-                Column("unique_name", "text UNIQUE"),
-                Column("forced", "text CHECK (senki_read.force_error(forced))"),
-            ),
-            key=("stream",),
-            indexes=(("indexed",),),
-        ),
-    )
-
-    def wants(self, event_class: type[DomainEvent]) -> bool:
-        return event_class.__name__ == "CharacterRegistered"
-
-    def handle(self, recorded: Recorded, rows: Rows) -> list[Change]:
-        kind, _, value = str(getattr(recorded.event, "name", "")).partition(":")
-        columns = {"index": "indexed", "short": "short", "unique": "unique_name", "raise": FORCED}
-        row: dict[str, Any] = {"stream": recorded.stream_id} | dict.fromkeys(columns.values())
-        if kind in columns:
-            row[columns[kind]] = value
-        return [Put(FORCED, row)]
 
 
 @pytest.fixture
 def ledger(app_url: str, owner_url: str) -> Iterator[Ledger]:
-    with psycopg.connect(owner_url, autocommit=True) as conn:
-        conn.execute(_FORCE)
-    ledger = open_ledger(app_url, registry=registry, shards=shard_count())
-    yield ledger
-    ledger.close()
-
-
-def a_log_with(*names: str) -> tuple[LoggedTable, list[UUID]]:
-    """A campaign, pilots of these names, then a second campaign written after them."""
-    table = campaign_story()
-    campaign = table.character(table.pilots[0]).campaign_id
-    assert campaign is not None
-    pilots = [table.fresh_id() for _ in names]
-    for pilot, name in zip(pilots, names, strict=True):  # as recorded before the text bounds
-        registered = CharacterRegistered(
-            campaign_id=campaign, owner=GM, name=name, level=1,
-            base_stats=stats(), max_hp=100, current_hp=100, at=AT, by=GM,
-        )  # fmt: skip
-        table.append(pilot, [registered])
-    campaign_story(table)
-    return table, pilots
+    with forced_ledger(app_url, owner_url) as opened:
+        yield opened
 
 
 def project(url: str, ledger: Ledger) -> None:
@@ -137,18 +55,6 @@ def forced_rows(url: str) -> set[UUID]:
     with psycopg.connect(url) as conn:
         rows = conn.execute("SELECT stream FROM senki_read.forced_g1").fetchall()
     return {UUID(str(s)) for (s,) in rows}
-
-
-def counter(url: str, name: str) -> str:
-    with psycopg.connect(url, autocommit=True) as conn:
-        conn.execute(f"CREATE SEQUENCE senki_read.{name}")  # the test's own, fixed names
-    return name
-
-
-def calls(url: str, name: str) -> int:
-    with psycopg.connect(url) as conn:
-        row = conn.execute(f"SELECT last_value FROM senki_read.{name}").fetchone()
-    return int(row[0]) if row else 0
 
 
 # 54000: btree index row too large (the 4,000-character combatant id of issue 33);
