@@ -71,7 +71,7 @@ def with_long_combatant(events: tuple[DomainEvent, ...]) -> list[DomainEvent]:
     """The scripted fight, its first combatant renamed to a 4,000-character id: the events
     such a request left in the log before the bounds (stored events stay readable)."""
     joined = next(e for e in events if e.event_type == "CombatantJoined")
-    old = json.dumps(joined.combatant_id)
+    old = json.dumps(joined.model_dump()["combatant_id"])
     return [
         type(e).model_validate_json(e.model_dump_json().replace(old, json.dumps(LONG_ID)))
         for e in events
