@@ -84,6 +84,13 @@ class Settings(BaseSettings):
         description="Origins (e.g. https://sheets.example) whose browsers may call the API, as a "
         "JSON list in SENKI_CORS_ORIGINS; empty: no CORS.",
     )
+    projection_stall_s: float = Field(
+        default=60.0,
+        gt=0,
+        le=86_400,
+        description="A read model behind its log that has not moved for this many seconds is "
+        "`degraded` (stalled) in /readyz, /metrics and `senki projections status`.",
+    )
 
     @field_validator("database_url", "migration_database_url")
     @classmethod

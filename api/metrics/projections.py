@@ -144,12 +144,25 @@ def _gauges(reading: Reading) -> Iterator[GaugeMetricFamily]:
         "The first parked position of a degraded generation on the shard (only while degraded).",
         labels=GENERATION,
     )
+    stalled = GaugeMetricFamily(
+        "senki_projection_stalled",
+        "1 while a generation is behind its log and has not moved for longer than "
+        "SENKI_PROJECTION_STALL_S (degraded: see the projector's log), else 0.",
+        labels=GENERATION,
+    )
+    still = GaugeMetricFamily(
+        "senki_projection_still_seconds",
+        "Seconds since a generation's position last moved or was found current.",
+        labels=GENERATION,
+    )
     for p in reading.positions:
         labels = [p.projection, str(p.generation), p.role, str(p.shard)]
+        stalled.add_metric(labels, 1 if p.stalled else 0)
+        still.add_metric(labels, p.still_s)
         position.add_metric(labels, p.position)  # read on home: known while the shard is down
         if p.lag is not None:
             lag.add_metric(labels, p.lag)
         parked.add_metric(labels, p.parked)
         if p.parked_at is not None:
             degraded.add_metric(labels, p.parked_at)
-    yield from (up, heads, position, lag, parked, degraded)
+    yield from (up, heads, position, lag, parked, degraded, stalled, still)

@@ -11,6 +11,7 @@ from pydantic import BaseModel, Field, JsonValue
 from api.deps import RuntimeDep
 from api.security import GM_ONLY, MEMBERS, READERS, PrincipalDep, require
 from api.writes import etag, guard, idempotency_key, if_match
+from domain.campaign.bounds import Id
 from infra.services import (
     CampaignCreated,
     CampaignPublic,
@@ -57,7 +58,7 @@ class OptionsPut(BaseModel):
 
 class TokenCreate(BaseModel):
     kind: Literal["member", "site", "roller"] = "member"
-    member_id: str | None = Field(default=None, description="Required for a member token.")
+    member_id: Id | None = Field(default=None, description="Required for a member token.")
     roll_log_id: UUID | None = Field(
         default=None,
         description="Required for a roller token: the campaign's roll log it rolls in, through "

@@ -6,6 +6,7 @@ from fastapi import APIRouter, HTTPException
 from pydantic import BaseModel, Field
 
 from api.deps import SenkiDep
+from infra.services import ProjectionPositionView
 
 router = APIRouter(tags=["health"])
 
@@ -15,12 +16,28 @@ class ShardHealth(BaseModel):
     status: str = Field(description="`ok`, or `unavailable` while its cluster does not answer.")
 
 
+class ProjectionHealth(BaseModel):
+    projection: str
+    generation: int
+    shard: int
+    status: str = Field(
+        description="`stalled`: behind its log and still for longer than the bound "
+        "(SENKI_PROJECTION_STALL_S); `parked`: it parked events it could not take."
+    )
+    position: int
+    head: int | None
+
+
 class Health(BaseModel):
     status: str
     detail: str | None = None
     shards: list[ShardHealth] | None = Field(
         default=None,
         description="With a PostgreSQL cluster per shard: how each answers (docs/scaling.md).",
+    )
+    projections: list[ProjectionHealth] | None = Field(
+        default=None,
+        description="Read models that are degraded (`senki projections status` says why).",
     )
 
 
@@ -57,13 +74,30 @@ def readyz(senki: SenkiDep) -> Health:
 
     With a cluster per shard, 200 while the home database answers, `degraded` with a report
     per shard when some shard's cluster does not: the campaigns on the others are served, so
-    the pod stays in service (a shard outage is not this pod's to fix)."""
+    the pod stays in service (a shard outage is not this pod's to fix). Likewise `degraded`,
+    listing them, while a read model is stalled or has parked events: its reads are stale."""
     shards = senki.check_ready()
-    if shards is None:
-        return Health(status="ready")
-    report = [ShardHealth(shard=s.shard, status=s.status) for s in shards]
-    degraded = any(s.status != "ok" for s in shards)
-    return Health(status="degraded" if degraded else "ready", shards=report)
+    report = (
+        None if shards is None else [ShardHealth(shard=s.shard, status=s.status) for s in shards]
+    )
+    if report is not None and any(s.status != "ok" for s in report):
+        # Not the read side too: its status asks every shard's head, a down one's included.
+        return Health(status="degraded", shards=report)
+    models = [_projection(p) for p in senki.projection_positions() if p.stalled or p.degraded]
+    if models:
+        return Health(status="degraded", shards=report, projections=models)
+    return Health(status="ready", shards=report)
+
+
+def _projection(view: ProjectionPositionView) -> ProjectionHealth:
+    return ProjectionHealth(
+        projection=view.projection,
+        generation=view.generation,
+        shard=view.shard,
+        status="stalled" if view.stalled else "parked",
+        position=view.position,
+        head=view.head,
+    )
 
 
 @router.get("/v1/version", response_model=Version)

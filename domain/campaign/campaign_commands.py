@@ -11,6 +11,7 @@ from datetime import datetime
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError
 
+from domain.campaign.bounds import BoundedJson, Id, Name
 from domain.campaign.campaign import (
     Campaign,
     CampaignOpened,
@@ -38,27 +39,27 @@ class _Command(BaseModel):
 
 
 class OpenCampaign(_Command):
-    name: str = Field(min_length=1)
+    name: Name
     ruleset: RulesetId
-    options: Options = Field(default_factory=dict)
+    options: BoundedJson = Field(default_factory=dict)
 
 
 class AddMember(_Command):
-    member_id: str = Field(min_length=1)
+    member_id: Id
     role: Role
 
 
 class ChangeMemberRole(_Command):
-    member_id: str = Field(min_length=1)
+    member_id: Id
     role: Role
 
 
 class RemoveMember(_Command):
-    member_id: str = Field(min_length=1)
+    member_id: Id
 
 
 class ChangeOptions(_Command):
-    options: Options
+    options: BoundedJson
 
 
 def validated_options(ruleset: RulesetId, options: Mapping[str, JsonValue]) -> Options:

@@ -12,7 +12,17 @@ from uuid import UUID
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from domain.campaign.bounds import ITEMS, SKILLS, Level, NewItem, NewSkill, SheetStats, check_room
+from domain.campaign.bounds import (
+    ITEMS,
+    SKILLS,
+    Id,
+    Level,
+    Name,
+    NewItem,
+    NewSkill,
+    SheetStats,
+    check_room,
+)
 from domain.campaign.campaign import Campaign
 from domain.campaign.character import (
     Character,
@@ -41,8 +51,8 @@ class _Command(BaseModel):
 
 
 class RegisterCharacter(_Command):
-    owner: str = Field(min_length=1, description="The member who plays the character.")
-    name: str = Field(min_length=1)
+    owner: Id = Field(description="The member who plays the character.")
+    name: Name
     level: Level
     base_stats: SheetStats
 
@@ -59,7 +69,7 @@ class EquipItem(_Command):
 
 
 class UnequipItem(_Command):
-    item_name: str = Field(min_length=1)
+    item_name: Name
 
 
 class LearnSkill(_Command):
@@ -67,7 +77,7 @@ class LearnSkill(_Command):
 
 
 class ForgetSkill(_Command):
-    skill_name: str = Field(min_length=1)
+    skill_name: Name
 
 
 def register_character(

@@ -11,9 +11,9 @@ from datetime import datetime
 from typing import TypeVar
 from uuid import UUID
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict
 
-from domain.campaign.bounds import HpFigure
+from domain.campaign.bounds import HpFigure, Name
 from domain.campaign.campaign import Campaign
 from domain.campaign.character import Character
 from domain.campaign.derived import entering, ratio_of, unit_max_hp
@@ -43,7 +43,7 @@ class _Command(BaseModel):
 
 
 class OpenScenario(_Command):
-    name: str = Field(min_length=1)
+    name: Name
 
 
 class JoinScenario(_Command):

@@ -9,9 +9,9 @@ from __future__ import annotations
 from datetime import datetime
 from uuid import UUID
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict
 
-from domain.campaign.bounds import ITEMS, NewItem, SheetStats, check_room
+from domain.campaign.bounds import ITEMS, Name, NewItem, SheetStats, check_room
 from domain.campaign.character import Character
 from domain.campaign.derived import character_stats, unit_max_hp
 from domain.campaign.errors import WrongState
@@ -36,7 +36,7 @@ class _Command(BaseModel):
 
 
 class RegisterUnit(_Command):
-    name: str = Field(min_length=1)
+    name: Name
     kind: UnitKind
     base_stats: SheetStats
 
@@ -46,7 +46,7 @@ class EquipUnitItem(_Command):
 
 
 class UnequipUnitItem(_Command):
-    item_name: str = Field(min_length=1)
+    item_name: Name
 
 
 def piloting_of(pilot: Character) -> int:

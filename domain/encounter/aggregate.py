@@ -15,6 +15,7 @@ from typing import TypeAlias
 from pydantic import BaseModel
 
 from domain.aggregate import AggregateKind, Decided
+from domain.campaign.bounds import check_texts
 from domain.dice import RollResult, Verification, verify, verify_commitment
 from domain.encounter.awaited import (
     AwaitedRollWithdrawn,
@@ -193,6 +194,7 @@ def decision(
     hand: bool | None = None,
 ) -> Outcome:
     """The command's outcome, not yet applied to the Encounter (`settled` applies it)."""
+    check_texts(command)  # the edge checked a body already; a command built otherwise is too
     meta = {"at": ctx.at, "by": ctx.by}
     match command:
         case OpenEncounter():

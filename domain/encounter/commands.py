@@ -7,9 +7,8 @@ from uuid import UUID
 
 from pydantic import AfterValidator, BeforeValidator, Field, JsonValue
 
-from domain.campaign.bounds import check_json_numbers
+from domain.campaign.bounds import BoundedJson, Id, Name, check_json_numbers
 from domain.encounter.awaited import DiceMode, EnterDie, WithdrawAwaitedRoll
-from domain.events import JsonObject
 from domain.rules.ruleset import Command, example
 
 
@@ -32,9 +31,9 @@ class OpenEncounter(Command):
     """The GM opens a fight: ruleset, house-rule options, map, and the dice commitment."""
 
     command_type = "OpenEncounter"
-    ruleset_id: str
-    options: JsonObject = Field(default_factory=dict)
-    battle_map: JsonObject = Field(default_factory=dict)
+    ruleset_id: Id
+    options: BoundedJson = Field(default_factory=dict)
+    battle_map: BoundedJson = Field(default_factory=dict)
     commitment: str = Field(pattern=r"^[0-9a-f]{64}$")
     campaign_id: UUID | None = None
     scenario_id: UUID | None = None
@@ -58,10 +57,10 @@ class JoinCombatant(Command):
         hidden=True,
     )
     command_type = "JoinCombatant"
-    combatant_id: str = Field(min_length=1)
-    name: str = Field(min_length=1)
-    side: str = Field(min_length=1)
-    controller: str = Field(min_length=1, description="A member id, or 'gm'.")
+    combatant_id: Id
+    name: Name
+    side: Id
+    controller: Id = Field(description="A member id, or 'gm'.")
     sheet: SheetJson
     hidden: bool = False  # the GM keeps its sheet from players (an enemy's stats)
 

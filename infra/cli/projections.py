@@ -108,9 +108,11 @@ def status(
     from infra.projector.admin import status as read_status
     from projections.catalog import PROJECTIONS
 
-    runtime = bootstrap.start(Settings())
+    settings = Settings()
+    runtime = bootstrap.start(settings)
     try:
-        rows = read_status(runtime.urls.service, runtime.ledger, PROJECTIONS)
+        stall_s = settings.projection_stall_s
+        rows = read_status(runtime.urls.service, runtime.ledger, PROJECTIONS, stall_s=stall_s)
         running = projector_running(runtime.urls.service)
     finally:
         runtime.close()
@@ -120,6 +122,12 @@ def status(
             print(
                 f"DEGRADED {row.projection} g{row.generation} shard {row.shard}: "
                 f"{row.parked} event(s) parked from position {row.parked_at}: {row.reason}"
+            )
+        if row.stalled:
+            print(
+                f"DEGRADED {row.projection} g{row.generation} shard {row.shard}: stalled at "
+                f"position {row.position} for {row.still_s:.0f} s while the log is at {row.head} "
+                "(is the projector running? see its log)"
             )
     down = sorted({row.shard for row in rows if not row.shard_up})
     for shard in down:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 import psycopg
@@ -51,17 +52,20 @@ def shard_heads(ledger: Ledger) -> dict[int, LogHead | ShardUnavailable]:
 
 
 def status(
-    url: str, ledger: Ledger, projections: Sequence[Projection]
+    url: str, ledger: Ledger, projections: Sequence[Projection], *, stall_s: float | None = None
 ) -> list[ProjectionPositionView]:
     """Every live and building generation of every projection, per shard; a shard whose
-    cluster does not answer keeps its rows (their positions are on home) with no head."""
+    cluster does not answer keeps its rows (their positions are on home) with no head. A
+    generation behind its log whose tracking has not moved for `stall_s` is stalled (None:
+    none is; settings.projection_stall_s)."""
     heads: dict[int, int | None] = {
         s: h.position if isinstance(h, LogHead) else None for s, h in shard_heads(ledger).items()
     }
     versions = {p.name: p.version for p in projections}
     query = sql.SQL(
         "SELECT p.name, p.live_generation, p.live_version, p.building_generation, t.generation, "
-        "t.shard, t.position, k.parked, k.parked_at, k.reason FROM {} p "
+        "t.shard, t.position, k.parked, k.parked_at, k.reason, "
+        "extract(epoch FROM clock_timestamp() - t.updated_at)::float8 AS still_s FROM {} p "
         "JOIN {} t ON t.projection = p.name "
         "LEFT JOIN LATERAL (SELECT count(*) AS parked, min(position) AS parked_at, "
         "(array_agg(reason ORDER BY position) FILTER (WHERE behind IS NULL))[1] AS reason "
@@ -71,7 +75,15 @@ def status(
     ).format(read_table("projections"), read_table("tracking"), read_table("parked"))
     with psycopg.connect(url, autocommit=True) as conn, conn.cursor(row_factory=dict_row) as cur:
         rows = cur.execute(query).fetchall()
-    return [_status(row, versions, heads) for row in rows]
+    return [_stalled(_status(row, versions, heads), stall_s) for row in rows]
+
+
+def _stalled(view: ProjectionPositionView, stall_s: float | None) -> ProjectionPositionView:
+    """A live or building generation behind its log, still for longer than `stall_s` (a
+    frozen one stands still by design: a newer version builds its successor)."""
+    if stall_s is None or view.lag is None or view.lag == 0 or view.role == "frozen":
+        return view
+    return replace(view, stalled=view.still_s > stall_s)
 
 
 def _status(
@@ -94,6 +106,7 @@ def _status(
         parked=int(row["parked"] or 0),
         parked_at=None if row["parked_at"] is None else int(row["parked_at"]),
         reason=row["reason"],
+        still_s=float(row["still_s"] or 0.0),
     )
 
 

@@ -35,13 +35,29 @@ BEHIND = "behind a parked event of its stream"
 log = logging.getLogger("senki.projector")
 
 
+# SQLSTATE classes that say the database, not the event, is in the way: the same batch may
+# pass once it is mended: retried, never parked (tests/integration/test_projector_sqlstates).
+# 08 connection, 25 transaction state (a read-only standby), 28 authorisation, 3D/3F catalog
+# or schema missing, 40 rollback (serialisation, deadlock, this projector fenced out),
+# 42 a missing table or privilege (a deployment's state), 53 resources (disk, memory,
+# connections), 55 lock not available / object in use, 57 operator (cancel, shutdown),
+# 58 system (I/O), 72 snapshot too old, F0 configuration, XX the server's own fault.
+RETRIED_CLASSES = frozenset(
+    {"08", "25", "28", "3D", "3F", "40", "42", "53", "55", "57", "58", "72", "F0", "XX"}
+)
+
+
 def poisonous(error: BaseException) -> bool:
     """True for an error one event caused, which parking that event gets past: a handler's
-    exception, or a value or row PostgreSQL refuses. A lost connection, a fence (another
-    projector), a missing table are the database's state, not the event's: never parked."""
-    if isinstance(error, psycopg.Error):
-        return isinstance(error, psycopg.errors.DataError | psycopg.errors.IntegrityError)
-    return isinstance(error, Exception)
+    exception, or anything PostgreSQL refuses about the rows it made (data 22, integrity 23,
+    program limits 54 such as an index row too large, and every class not retried). An
+    error retrying can mend (RETRIED_CLASSES, a lost connection) is never parked."""
+    if not isinstance(error, psycopg.Error):
+        return isinstance(error, Exception)
+    state = error.sqlstate
+    if state is None:  # raised by psycopg itself: a value it cannot send, or the connection
+        return isinstance(error, psycopg.DataError | psycopg.IntegrityError)
+    return state[:2] not in RETRIED_CLASSES
 
 
 def reason_of(error: BaseException) -> str:

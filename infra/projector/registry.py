@@ -110,6 +110,14 @@ def advance(
     conn.execute(_ADVANCE, (names, generations, shard, before.pop(), position, notice))
 
 
+def touch(conn: Conn, targets: Sequence[Target], shards: Sequence[int]) -> None:
+    """Record that these generations are current on `shards` (their log is quiet): the time
+    since a tracking row last changed then measures a stall, not a quiet log."""
+    names = text_array(t.projection.name for t in targets)
+    generations = text_array(t.generation for t in targets)
+    conn.execute(_TOUCH, (list(shards), names, generations))
+
+
 def switch(conn: Conn, target: Target) -> int | None:
     """Make the building generation live; returns the generation it replaces (to drop)."""
     row = _row(conn, target.projection.name, lock=True)
@@ -165,5 +173,9 @@ def _q(text: LiteralString) -> sql.Composed:
 
 _FORGET_PARKED = sql.SQL("DELETE FROM {} WHERE projection = %s AND generation = %s").format(
     read_table("parked")
+)
+_TOUCH = _q(
+    "UPDATE {T} SET updated_at = now() WHERE shard = ANY(%s::int[]) "
+    "AND (projection, generation) IN (SELECT * FROM unnest(%s::text[], %s::int[]))"
 )
 _ADVANCE = _q("SELECT {A}(%s::text[], %s::int[], %s, %s, %s, %s::text)").as_string().encode()

@@ -54,6 +54,9 @@ class ProjectorOptions:
     poll_s: float = 1.0  # longest wait for a NOTIFY before looking at the log anyway
     standby_s: float = 0.5  # how often a standby projector tries the lock
     reload_s: float = 5.0  # longest time between two readings of the registry
+    # How often a caught-up projector says so (registry.touch): a model whose tracking has not
+    # changed for longer than the stall bound (settings, > this) is then stalled, not idle.
+    touch_s: float = 10.0
     application_name: str = "senki-projector"
     lanes: int = 1  # processes to split the read models over (this one and lanes − 1 children)
     models_only: bool = False  # a child lane: its models' locks only, not the projector lock
@@ -194,7 +197,7 @@ class Projector:
         until_caught_up: bool,
     ) -> bool:
         targets = self._targets(conn)
-        reloaded = time.monotonic()
+        reloaded = touched = time.monotonic()
         every = range(len(self.ledger.shards))
         shards: Sequence[int] = every
         while not stop.is_set():
@@ -203,7 +206,7 @@ class Projector:
             if self._children is not None:
                 self._children.check()
             more, switched = self._pass(conn, targets, shards)
-            shards = every
+            passed, shards = shards, every
             if switched:
                 targets, reloaded = self._targets(conn), time.monotonic()
                 continue
@@ -211,6 +214,9 @@ class Projector:
                 continue
             if until_caught_up and not any(t.building for t in targets):
                 return True
+            if time.monotonic() - touched > self.options.touch_s:
+                registry.touch(conn, targets, passed)
+                touched = time.monotonic()
             # The registry changes only by a rebuild (which NOTIFYs) or a new deployment: read
             # it again then, on a quiet poll, and now and then, not on every event; now and
             # then while idle, so that no event waits for it.

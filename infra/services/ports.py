@@ -44,6 +44,9 @@ class ProjectionPositionView:
     parked: int = 0  # events parked for this generation on this shard (infra/projector/park.py)
     parked_at: int | None = None  # the first of them: where the model is degraded
     reason: str | None = None  # why that first one failed
+    # Seconds since its tracking last moved, or the projector found it current (registry.touch)
+    still_s: float = 0.0
+    stalled: bool = False  # behind its log and still for longer than the bound (settings)
 
     @property
     def degraded(self) -> bool:

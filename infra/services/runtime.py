@@ -154,7 +154,8 @@ class Runtime:
         from projections.catalog import PROJECTIONS
 
         try:
-            return status(self.urls.service, self.ledger, PROJECTIONS)
+            stall_s = self.settings.projection_stall_s
+            return status(self.urls.service, self.ledger, PROJECTIONS, stall_s=stall_s)
         except Exception as error:
             if is_unavailable(error):
                 raise Unavailable("PostgreSQL does not answer; retry shortly") from error

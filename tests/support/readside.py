@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 from uuid import UUID
@@ -73,6 +74,22 @@ def project_until_caught_up(url: str, ledger: Ledger, batch_size: int = 500) -> 
     projector = Projector(url, ledger, PROJECTIONS, ProjectorOptions(batch_size=batch_size))
     projector.run(threading.Event(), until_caught_up=True)
     return projector
+
+
+def caught_up_within(
+    seconds: float, url: str, ledger: Ledger, projections: Sequence[Projection], **options: Any
+) -> bool:
+    """Project on a thread until every model is built and current; False if it has not by
+    then (a halted projector), after stopping it."""
+    projector = Projector(url, ledger, projections, ProjectorOptions(**options))
+    stop = threading.Event()
+    worker = threading.Thread(target=projector.run, args=(stop,), kwargs={"until_caught_up": True})
+    worker.start()
+    worker.join(seconds)
+    halted = worker.is_alive()
+    stop.set()
+    worker.join(30)
+    return not halted
 
 
 def tracked(url: str, name: str) -> int:

@@ -10,7 +10,7 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, BeforeValidator, Field
 
-from domain.campaign.bounds import SQUARES, Figure, Penalty, Turns
+from domain.campaign.bounds import LIST, SQUARES, Figure, Id, Name, Penalty, Said, Turns
 from domain.rules.armor_knights.sheet import Band, Cell
 from domain.rules.armor_knights.state import Lasts, Mode, MStep
 from domain.rules.ruleset import Command, example
@@ -40,7 +40,7 @@ NamedCell = Annotated[FieldCell, BeforeValidator(_fields), AfterValidator(_plain
 class _Acting(Command):
     """A command issued for one unit (by its controller, or by the GM)."""
 
-    unit_id: str = Field(min_length=1, description="The unit this command acts for.")
+    unit_id: Id = Field(description="The unit this command acts for.")
 
     @property
     def combatant(self) -> str | None:
@@ -59,7 +59,7 @@ class DeclareAttack(_Acting):
 
     model_config = example(unit_id="red", weapon="rifle", aim=False)
     command_type = "DeclareAttack"
-    weapon: str = Field(min_length=1)
+    weapon: Name
     aim: bool = False
 
 
@@ -75,7 +75,7 @@ class StartMove(_Acting):
     command_type = "StartMove"
     m_steps: tuple[MStep, ...] = Field(default=(), max_length=1_000)
     f_steps: tuple[NamedCell, ...] = Field(default=(), max_length=1_000)
-    fixed: str | None = None
+    fixed: Name | None = None
     entry_band: Band | None = None
 
 
@@ -99,7 +99,7 @@ class Reload(_Acting):
 
     model_config = example(unit_id="red", weapon="cannon")
     command_type = "Reload"
-    weapon: str = Field(min_length=1)
+    weapon: Name
 
 
 class SwapWeapons(_Acting):
@@ -108,7 +108,7 @@ class SwapWeapons(_Acting):
     model_config = example(unit_id="blue", direction="equip", weapons=["blade"])
     command_type = "SwapWeapons"
     direction: Literal["stow", "equip"]
-    weapons: tuple[str, ...] = Field(min_length=1)
+    weapons: tuple[Name, ...] = Field(min_length=1, max_length=LIST)
 
 
 class EndPhase(_Acting):
@@ -124,7 +124,7 @@ class ResolveAttack(Command):
     model_config = example(hit=True, reason="GM: 直撃")
     command_type = "ResolveAttack"
     hit: bool
-    reason: str = Field(min_length=1)
+    reason: Said
 
 
 class ApplyArmorEffect(Command):
@@ -139,12 +139,12 @@ class ApplyArmorEffect(Command):
         reason="GM: ライフル命中",
     )
     command_type = "ApplyArmorEffect"
-    target: str = Field(min_length=1)
-    armor: str = Field(min_length=1)
+    target: Id
+    armor: Name
     amount: Figure
     mode: Mode
     lasts: Lasts = "turn"
-    reason: str = Field(min_length=1)
+    reason: Said
 
 
 class ImposeMoveLimit(Command):
@@ -152,10 +152,10 @@ class ImposeMoveLimit(Command):
 
     model_config = example(target="blue", penalty=1, reason="GM: 脚部損傷")
     command_type = "ImposeMoveLimit"
-    target: str = Field(min_length=1)
+    target: Id
     penalty: Penalty = 0
     cannot_move: bool = False
-    reason: str = Field(min_length=1)
+    reason: Said
 
 
 class DeclareVictory(Command):
@@ -163,8 +163,8 @@ class DeclareVictory(Command):
 
     model_config = example(side="red", reason="GM: 拠点を制圧")
     command_type = "DeclareVictory"
-    side: str = Field(min_length=1)
-    reason: str = Field(min_length=1)
+    side: Id
+    reason: Said
 
 
 COMMANDS: tuple[type[Command], ...] = (

@@ -11,7 +11,7 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, BeforeValidator, Field
 
-from domain.campaign.bounds import Coordinate, Figure, Percent, Turns
+from domain.campaign.bounds import LIST, Coordinate, Figure, Id, Name, Percent, Said, Text, Turns
 from domain.rules.errors import RuleViolation
 from domain.rules.glorious_drive.position import Position
 from domain.rules.glorious_drive.sheet import CheckStat
@@ -44,7 +44,7 @@ NamedSquare = Annotated[Square, BeforeValidator(_fields), AfterValidator(_plain)
 class _Acting(Command):
     """A command issued for one combatant (by its controller, or by the GM)."""
 
-    combatant_id: str = Field(min_length=1, description="The combatant this command acts for.")
+    combatant_id: Id = Field(description="The combatant this command acts for.")
 
     @property
     def combatant(self) -> str | None:
@@ -63,7 +63,7 @@ class Delay(_Acting):
 
     model_config = example(combatant_id="ace", after="grunt-1")
     command_type = "Delay"
-    after: str = Field(min_length=1)
+    after: Id
 
 
 class Wait(_Acting):
@@ -100,7 +100,7 @@ class DeclareAttack(_Acting):
 
     model_config = example(combatant_id="ace", target="grunt-1")
     command_type = "DeclareAttack"
-    target: str | None = None
+    target: Id | None = None
     point: NamedSquare | None = None
 
 
@@ -109,7 +109,7 @@ class Reload(_Acting):
 
     model_config = example(combatant_id="ace", weapon="rifle")
     command_type = "Reload"
-    weapon: str | None = None
+    weapon: Name | None = None
 
 
 class ForgoAction(_Acting):
@@ -117,7 +117,7 @@ class ForgoAction(_Acting):
 
     model_config = example(combatant_id="ace", note="様子を見る")
     command_type = "ForgoAction"
-    note: str = ""
+    note: Text = ""
 
 
 def named(value: str | None, rule_id: str, what: str) -> str:
@@ -132,8 +132,8 @@ class LendItem(_Acting):
 
     model_config = example(combatant_id="ace", item="救急キット", borrower="wing")
     command_type = "LendItem"
-    item: str | None = None
-    borrower: str | None = None
+    item: Name | None = None
+    borrower: Id | None = None
 
 
 class AcceptLoan(_Acting):
@@ -155,8 +155,8 @@ class SwapEquipment(_Acting):
 
     model_config = example(combatant_id="ace", equip=["暗視ゴーグル"], unequip=["通信機"])
     command_type = "SwapEquipment"
-    equip: tuple[str, ...] = ()
-    unequip: tuple[str, ...] = ()
+    equip: tuple[Name, ...] = Field(default=(), max_length=LIST)
+    unequip: tuple[Name, ...] = Field(default=(), max_length=LIST)
 
 
 class UseItem(_Acting):
@@ -164,9 +164,9 @@ class UseItem(_Acting):
 
     model_config = example(combatant_id="ace", item="スモーク", note="視界遮断")
     command_type = "UseItem"
-    item: str | None = None
+    item: Name | None = None
     negates_hit: bool = False
-    note: str = ""
+    note: Text = ""
 
 
 class TakeOtherAction(_Acting):
@@ -176,7 +176,7 @@ class TakeOtherAction(_Acting):
         combatant_id="ace", action="扉をこじ開ける", check_stat="phys_atk", difficulty=120
     )
     command_type = "TakeOtherAction"
-    action: str | None = None
+    action: Said | None = None
     check_stat: CheckStat | None = None
     difficulty: Figure | None = None
 
@@ -186,7 +186,7 @@ class AttackUnarmed(_Acting):
 
     model_config = example(combatant_id="ace", target="grunt-1")
     command_type = "AttackUnarmed"
-    target: str | None = None
+    target: Id | None = None
 
 
 class ThrowItem(_Acting):
@@ -198,8 +198,8 @@ class ThrowItem(_Acting):
 
     model_config = example(combatant_id="ace", target="grunt-1", item="鉄パイプ", item_attack=15)
     command_type = "ThrowItem"
-    target: str | None = None
-    item: str | None = None
+    target: Id | None = None
+    item: Name | None = None
     item_attack: Figure | None = Field(default=None, ge=0)
 
 
@@ -210,9 +210,9 @@ class UseMovementSkill(_Acting):
         combatant_id="ace", skill="ブーストダッシュ", destination={"x": 6, "y": 1}
     )
     command_type = "UseMovementSkill"
-    skill: str = Field(min_length=1)
+    skill: Name
     destination: NamedSquare
-    note: str = ""
+    note: Text = ""
 
 
 class UseActiveSkill(_Acting):
@@ -220,8 +220,8 @@ class UseActiveSkill(_Acting):
 
     model_config = example(combatant_id="ace", skill="照準補正")
     command_type = "UseActiveSkill"
-    skill: str = Field(min_length=1)
-    note: str = ""
+    skill: Name
+    note: Text = ""
 
 
 class UseCounterSkill(_Acting):
@@ -229,9 +229,9 @@ class UseCounterSkill(_Acting):
 
     model_config = example(combatant_id="ace", skill="カウンター")
     command_type = "UseCounterSkill"
-    skill: str = Field(min_length=1)
+    skill: Name
     negates_hit: bool = False
-    note: str = ""
+    note: Text = ""
 
 
 class Dodge(_Acting):
@@ -260,7 +260,7 @@ class Intercept(_Acting):
 
     model_config = example(combatant_id="ace", target="wing", guard=True)
     command_type = "Intercept"
-    target: str = Field(min_length=1)
+    target: Id
     guard: bool = False
 
 
@@ -269,10 +269,10 @@ class GrantSituationModifier(Command):
 
     model_config = example(defender="grunt-1", percent=20, grade="medium", reason="背後から")
     command_type = "GrantSituationModifier"
-    defender: str = Field(min_length=1)
+    defender: Id
     percent: Percent
     grade: SituationGrade | None = None
-    reason: str = Field(min_length=1)
+    reason: Said
 
 
 class InflictStatus(Command):
@@ -284,8 +284,8 @@ class InflictStatus(Command):
 
     model_config = example(target="ace", status="stun", effect_value=2, resist_difficulty=8)
     command_type = "InflictStatus"
-    target: str = Field(min_length=1)
-    status: str = Field(min_length=1)
+    target: Id
+    status: Id
     effect_value: Turns
     resist_difficulty: Figure | None = None
 
@@ -296,7 +296,7 @@ class EndCombat(Command):
     model_config = example(clause="GD-END-1", reason="敵全滅")
     command_type = "EndCombat"
     clause: Literal["GD-END-1", "GD-END-2", "GD-END-3"]
-    reason: str = Field(min_length=1)
+    reason: Said
 
 
 COMMANDS: tuple[type[Command], ...] = (

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from domain.campaign.bounds import Figure, Initiative, Penalty
+from domain.campaign.bounds import LIST, Figure, Id, Initiative, Name, Penalty, Said, Text
 from domain.rules.ruleset import Command, example
 from domain.rules.wizardry_round.events import Fallback
 from domain.rules.wizardry_round.state import Form
@@ -17,7 +17,7 @@ from domain.rules.wizardry_round.state import Form
 class _Acting(Command):
     """A command issued for one combatant (by its controller, or by the GM)."""
 
-    combatant_id: str = Field(min_length=1, description="The combatant this command acts for.")
+    combatant_id: Id = Field(description="The combatant this command acts for.")
 
     @property
     def combatant(self) -> str | None:
@@ -29,8 +29,8 @@ class ResolveSurprise(Command):
 
     model_config = example(note="敵は気付いていた: 不意打ちなし")
     command_type = "ResolveSurprise"
-    surprising: tuple[str, ...] = ()
-    note: str = Field(min_length=1)
+    surprising: tuple[Id, ...] = Field(default=(), max_length=LIST)
+    note: Said
 
 
 class RollCheck(_Acting):
@@ -38,8 +38,8 @@ class RollCheck(_Acting):
 
     model_config = example(combatant_id="fighter", expression="1D20+4", note="斬りかかる")
     command_type = "RollCheck"
-    expression: str = Field(min_length=1)
-    note: str = ""
+    expression: Name
+    note: Text = ""
 
 
 class RuleCheck(Command):
@@ -48,7 +48,7 @@ class RuleCheck(Command):
     model_config = example(success=True, outcome="ゴブリンに命中")
     command_type = "RuleCheck"
     success: bool | None = None
-    outcome: str = Field(min_length=1)
+    outcome: Said
 
 
 class NameIdentification(Command):
@@ -56,9 +56,9 @@ class NameIdentification(Command):
 
     model_config = example(target="ogre", difficulty=12, skill="lore")
     command_type = "NameIdentification"
-    target: str = Field(min_length=1)
+    target: Id
     difficulty: Figure
-    skill: str = Field(min_length=1)
+    skill: Name
 
 
 class EndPhase(Command):
@@ -76,11 +76,11 @@ class Declare(_Acting):
     )
     command_type = "Declare"
     form: Form
-    sub: str | None = None
-    main: str | None = None
-    passive: str | None = None
-    full: str | None = None
-    free: tuple[str, ...] = ()
+    sub: Name | None = None
+    main: Name | None = None
+    passive: Name | None = None
+    full: Name | None = None
+    free: tuple[Name, ...] = Field(default=(), max_length=LIST)
     two_handed_attack: bool = False
     ini: Initiative
 
@@ -90,7 +90,7 @@ class DeclareFormation(_Acting):
 
     model_config = example(combatant_id="mage", formation="鶴翼の陣", cost=2)
     command_type = "DeclareFormation"
-    formation: str = Field(min_length=1)
+    formation: Name
     cost: Penalty
 
 
@@ -99,7 +99,7 @@ class RollInitiative(Command):
 
     model_config = example(representative="fighter")
     command_type = "RollInitiative"
-    representative: str = Field(min_length=1)
+    representative: Id
 
 
 class Act(_Acting):
@@ -107,7 +107,7 @@ class Act(_Acting):
 
     model_config = example(combatant_id="fighter", note="ゴブリンを斬る")
     command_type = "Act"
-    note: str = ""
+    note: Text = ""
 
 
 class DropDeclaration(_Acting):
@@ -123,8 +123,8 @@ class InflictStatus(Command):
 
     model_config = example(target="fighter", status="paralysis", incapacitating=True)
     command_type = "InflictStatus"
-    target: str = Field(min_length=1)
-    status: str = Field(min_length=1)
+    target: Id
+    status: Id
     incapacitating: bool = False
 
 
@@ -133,8 +133,8 @@ class RemoveStatus(Command):
 
     model_config = example(target="fighter", status="paralysis")
     command_type = "RemoveStatus"
-    target: str = Field(min_length=1)
-    status: str = Field(min_length=1)
+    target: Id
+    status: Id
 
 
 class EndCombat(Command):
@@ -142,7 +142,7 @@ class EndCombat(Command):
 
     model_config = example(reason="オーガが降伏した")
     command_type = "EndCombat"
-    reason: str = Field(min_length=1)
+    reason: Said
 
 
 COMMANDS: tuple[type[Command], ...] = (
