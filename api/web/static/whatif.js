@@ -118,7 +118,8 @@ function optionControl(schema, value, inForce, lang) {
   if (choices.length) {
     const select = node("select", {});
     for (const choice of choices) {
-      const words = choice === inForce ? `${choice} (${t(lang, "inForce")})` : String(choice);
+      const shown = String(choice).replaceAll("_", " ");
+      const words = choice === inForce ? `${shown} (${t(lang, "inForce")})` : shown;
       const option = node("option", { value: choice }, words);
       option.selected = choice === value;
       select.append(option);
@@ -213,7 +214,7 @@ function drawAmendment(panel) {
   const legend = `${t(panel.page.lang, "whatIfAmend")}: #${found.index} ${found.type}`;
   const edited = panel.edited && panel.edited.index === panel.chosen ? panel.edited.payload : found.payload;
   const combatants = (panel.page.live && panel.page.live.combatants) || [];
-  host.replaceChildren(formFor(schema, edited, { legend, prefix: "whatif-field", combatants }));
+  host.replaceChildren(formFor(schema, edited, { legend, prefix: "whatif-field", combatants, lang: panel.page.lang }));
   fit(host);
 }
 

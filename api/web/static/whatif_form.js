@@ -3,6 +3,7 @@
 // → a select of names, string → text), nested objects as fieldsets, anything else as JSON.
 
 import { node } from "./dom.js";
+import { label as labelOf } from "./facts.js";
 
 // Fields that name a combatant (the visibility policy's subject keys): picked by name.
 const COMBATANT_KEYS = new Set(["combatant_id", "unit_id", "target", "defender", "attacker", "opponent", "representative", "borrower"]);
@@ -56,7 +57,7 @@ function appendFields(box, schema, value, path, defs, options) {
     const id = `${options.prefix}-${at.replaceAll(".", "-")}`;
     const current = value[key] !== undefined ? value[key] : inner.default;
     if (kind === "object") {
-      const nested = node("fieldset", {}, node("legend", {}, key));
+      const nested = node("fieldset", {}, node("legend", {}, labelOf(key, options.lang)));
       appendFields(nested, inner, current || {}, at, defs, options);
       box.append(nested);
       continue;
@@ -64,7 +65,8 @@ function appendFields(box, schema, value, path, defs, options) {
     const control = controlFor(kind, inner, current, key, options);
     Object.assign(control.dataset, { path: at, kind, nullable: String(nullable), required: String(required.has(key)) });
     control.id = id;
-    const words = kind === "json" ? `${key} (JSON)` : key;
+    const named = labelOf(key, options.lang);
+    const words = kind === "json" ? `${named} (JSON)` : named;
     const label = node("label", { for: id }, required.has(key) ? `${words} *` : words);
     const hint = inner.description || field.description;
     const row = node("div", { class: "schema-field" }, label, " ", control);
@@ -76,7 +78,7 @@ function appendFields(box, schema, value, path, defs, options) {
 function controlFor(kind, schema, current, key, options) {
   if (kind === "enum" || (kind === "string" && COMBATANT_KEYS.has(key) && options.combatants)) {
     const choices = kind === "enum"
-      ? (schema.enum || [schema.const]).map((v) => [v, String(v)])
+      ? (schema.enum || [schema.const]).map((v) => [v, String(v).replaceAll("_", " ")])
       : options.combatants.map((c) => [c.combatant_id, `${c.name} (${c.combatant_id})`]);
     if (current !== undefined && current !== null && !choices.some(([v]) => v === current)) choices.unshift([current, String(current)]);
     const select = node("select", {}, node("option", { value: "" }, "—"));

@@ -159,8 +159,11 @@ def end_combat(run: Run, command: cmd.EndCombat) -> None:
         sides.setdefault(combatant.side, []).append(combatant)
     beaten = sorted(s for s, members in sides.items() if not any(m.can_react for m in members))
     if command.clause == "GD-END-3" and not beaten:
-        able = {s: [m.id for m in members if m.can_react] for s, members in sides.items()}
-        raise RuleViolation("GD-END-3", f"every side still has someone able to fight: {able}")
+        able = "; ".join(
+            f"{side}: {', '.join(m.name for m in members if m.can_react)}"
+            for side, members in sorted(sides.items())
+        )
+        raise RuleViolation("GD-END-3", f"every side still has someone able to fight ({able})")
     run.rule(
         Decision(
             rule_ids=(command.clause,),

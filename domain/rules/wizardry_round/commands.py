@@ -43,7 +43,8 @@ class RollCheck(_Acting):
 
 
 class RuleCheck(Command):
-    """The GM rules on the pending check: success or not (None: no such thing) and why."""
+    """The GM rules on the pending check: success or not, or neither where the check has no
+    such thing, and why."""
 
     model_config = example(success=True, outcome="ゴブリンに命中")
     command_type = "RuleCheck"

@@ -40,6 +40,9 @@ def test_GD_END_2_needs_no_side_beaten_where_GD_END_3_does() -> None:
     with pytest.raises(RuleViolation) as refused:
         skirmish().do(cmd.EndCombat(clause="GD-END-3", reason="the orc gave up"))
     assert refused.value.rule_id == "GD-END-3"
+    # Said in words a table reads, by side and name, never as a Python dict.
+    said = str(refused.value)
+    assert said.endswith("every side still has someone able to fight (e: orc; pc: ace)")
     left = skirmish()
     left.do(cmd.EndCombat(clause="GD-END-2", reason="ace and the orc have both left the area"))
     assert left.state.ended
