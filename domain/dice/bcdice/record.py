@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from domain.dice.bcdice.faces import FaceSource, HandFaceError, HandFaces, Rand, ServerFaces
 from domain.dice.bcdice.result import BcdiceResult
 from domain.dice.bcdice.systems import BY_ID
+from domain.dice.bcdice.user_table import ROLLABLE  # BY_ID and user-defined tables
 from domain.dice.errors import DiceEntryError
 from domain.dice.results import RollResult
 from domain.dice.roll import HAND_UNVERIFIABLE, Verification
@@ -61,7 +62,7 @@ class UnknownSystem(DiceEntryError):
 
 
 def _evaluated(command: str, source: FaceSource, system: str = "DiceBot") -> BcdiceResult:
-    game = BY_ID.get(system)
+    game = ROLLABLE.get(system)
     if game is None:
         raise UnknownSystem(f"no game system {system!r}; offered: {', '.join(BY_ID)}")
     result = game.evaluate(command, source)
