@@ -86,7 +86,6 @@ def create_app(
     app.include_router(disputes.router)
     app.include_router(read_models.router)
     app.include_router(web_router)
-    app.include_router(bcdice_api.router)
-    bcdice_api.redact_access_log()
+    bcdice_api.install(app)  # its middleware the outermost: it shapes every answer under it
     openapi.install(app)
     return app

@@ -103,6 +103,11 @@ OPERATIONS = _ops(
         "rollBcdicePosted",
         "BCDice-API v2: roll a posted command, recorded in the roll log",
     ),
+    bcdice_original_table=(
+        "rollBcdiceOriginalTable",
+        "BCDice-API v2: roll a user-defined dice table, recorded in the roll log",
+    ),
+    bcdice_greeting=("getBcdiceGreeting", "BCDice-API: the greeting at the base address"),
 )
 
 

@@ -159,8 +159,9 @@ BY_ADDRESS = {
         ("GET", "/game_system/{system_id}"),
         ("GET", "/game_system/{system_id}/roll"),
         ("POST", "/game_system/{system_id}/roll"),
+        ("POST", "/original_table"),
     )
-}
+} | {("GET", "/bcdice/{credential}")}  # BCDice-API's greeting
 
 
 def world(client: TestClient) -> tuple[Fight, dict[str, str], dict[str, str]]:
