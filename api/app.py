@@ -14,6 +14,7 @@ from api.routes import (
     bcdice_api,
     campaigns,
     characters,
+    dice_tables,
     disputes,
     encounters,
     health,
@@ -84,6 +85,7 @@ def create_app(
     for feature in (characters, units, scenarios, sheets):
         app.include_router(feature.router)
     app.include_router(disputes.router)
+    app.include_router(dice_tables.router)
     app.include_router(read_models.router)
     app.include_router(web_router)
     bcdice_api.install(app)  # its middleware the outermost: it shapes every answer under it

@@ -32,6 +32,20 @@ class RollLogOpened(DomainEvent):
     secret: bool = False
 
 
+class KeptTable(BaseModel):
+    """A campaign's kept dice table, by name and version (domain/campaign/dice_tables.py)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str
+    version: int
+
+    @property
+    def shown(self) -> str:
+        """As a roll's purpose names it in the log."""
+        return f"表「{self.name}」v{self.version}"
+
+
 class DiceRolled(DomainEvent):
     """v2: the roll in BCDice's language and shape (v1 held Senki's first notation's record)."""
 
@@ -41,6 +55,9 @@ class DiceRolled(DomainEvent):
     # Rolled as secret by the request (a GM's hidden roll of any command), beside the command's
     # own BCDice `S` prefix, which its result records as `result.secret`.
     secret: bool = False
+    # A kept table rolled by name: which one and which version (its text is `result.command`).
+    # A default, so stored rolls read as they were: no kept table.
+    table: KeptTable | None = None
 
 
 class DiceSeedRevealed(DomainEvent):
@@ -140,6 +157,7 @@ def roll_dice(
     secret: bool = False,
     hand_faces: Sequence[int] | None = None,
     system: str = "DiceBot",
+    table: KeptTable | None = None,
 ) -> list[DomainEvent]:
     """Roll a BCDice command with the log's seed, or record physical dice typed in by hand;
     the roll sequence is the number of rolls so far."""
@@ -158,7 +176,7 @@ def roll_dice(
             client_seed=client_seed,
             system=system,
         )
-    return [DiceRolled(result=result, secret=secret, at=at, by=by)]
+    return [DiceRolled(result=result, secret=secret, table=table, at=at, by=by)]
 
 
 def reveal(state: RollLog, server_seed: bytes, *, at: datetime, by: str) -> list[DomainEvent]:

@@ -115,6 +115,7 @@ class DiceTable:
     """A table read and checked: rolling it draws dice and cannot fail."""
 
     name: str
+    dice_line: str  # as BCDice reads it: upper-cased
     dice: SumDice | D66
     rows: dict[int, str]  # index → the first row for it, its text as shown
 
@@ -198,7 +199,8 @@ def read_table(text: str) -> DiceTable:
             f"no row starts with {missing[0]}: (a row is found by its number as written, "
             "so 01: is not 1:)"
         )
-    return DiceTable(name, dice, {index: written[str(index)] for index in dice.indexes()})
+    rows = {index: written[str(index)] for index in dice.indexes()}
+    return DiceTable(name, dice_line.upper(), dice, rows)
 
 
 def _span(indexes: list[int]) -> str:
