@@ -91,6 +91,7 @@ class RollLog(BaseModel):
     secret: bool = False
     secret_rolls: frozenset[int] = frozenset()  # roll sequences rolled as secret
     rolled_by: tuple[str, ...] = ()  # who rolled each roll, by roll sequence
+    kept_tables: dict[int, KeptTable] = {}  # the kept table each such roll rolled, by sequence
 
     def is_secret(self, roll_seq: int) -> bool:
         return self.secret or roll_seq in self.secret_rolls
@@ -114,11 +115,13 @@ def evolve(state: RollLog, event: DomainEvent) -> RollLog:
         case DiceRolled(result=result):
             secret_roll = event.secret or result.secret
             secret = state.secret_rolls | ({result.roll_seq} if secret_roll else set())
+            kept = {result.roll_seq: event.table} if event.table is not None else {}
             return state.model_copy(
                 update={
                     "rolls": (*state.rolls, result),
                     "secret_rolls": secret,
                     "rolled_by": (*state.rolled_by, event.by),
+                    "kept_tables": state.kept_tables | kept,
                 }
             )
         case DiceSeedRevealed(server_seed=seed):

@@ -108,6 +108,7 @@ def _seen(state: RollLog, who: Principal) -> list[RollPublic]:
             secret=state.is_secret(result.roll_seq),
             rolled_by=by,
             revealed=state.revealed_seed is not None,
+            table=_kept(state, result.roll_seq),
         )
         for result, by in zip(state.rolls, state.rolled_by, strict=True)
     )
@@ -121,6 +122,11 @@ def _seen(state: RollLog, who: Principal) -> list[RollPublic]:
         )
         for view in views
     ]
+
+
+def _kept(state: RollLog, roll_seq: int) -> str | None:
+    kept = state.kept_tables.get(roll_seq)
+    return kept.shown if kept is not None else None
 
 
 def _load(

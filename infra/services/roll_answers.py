@@ -53,6 +53,12 @@ class RollPublic(BaseModel):
         "address; null while the roll is withheld.",
         examples=["aoi"],
     )
+    table: str | None = Field(
+        default=None,
+        description="The GM's kept dice table it rolled, with its version (its text is "
+        "`command`); null for any other roll, and while the roll is withheld.",
+        examples=["表「飲み物」v2"],
+    )
 
 
 class RollLogPublic(BaseModel):
@@ -107,5 +113,6 @@ def rolled(state: RollLog, version: int, by: str) -> RollAnswer:
             rands=[RandPublic.model_validate(r, from_attributes=True) for r in roll.rands],
             faces=[r.value for r in roll.rands],
             rolled_by=by,
+            table=kept.shown if (kept := state.kept_tables.get(roll.roll_seq)) else None,
         ),
     )

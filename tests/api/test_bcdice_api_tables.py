@@ -30,12 +30,14 @@ def test_members_roll_a_kept_table_by_name_and_the_record_names_its_version(
     rolls = f"/v1/campaigns/{campaign.id}/rolls"
     opened = campaign.post(rolls, aoi, json={"name": "卓", "table": "飲み物"})
     assert opened.status_code == 201, opened.text
+    assert opened.json()["roll"]["table"] == "表「飲み物」v1"
     log_id = opened.json()["roll_log"]["id"]
     assert campaign.post(tables, json={"name": "飲み物", "text": DRINKS_2}).json()["version"] == 2
     again = campaign.post(rolls, aoi, json={"roll_log_id": log_id, "table": "飲み物"})
     assert again.status_code == 200, again.text
     log = client.get(f"/v1/roll-logs/{log_id}", headers=auth(aoi)).json()
-    assert [e["purpose"] for e in log["entries"]] == ["表「飲み物」v1", "表「飲み物」v2"]
+    assert [e["table"] for e in log["entries"]] == ["表「飲み物」v1", "表「飲み物」v2"]
+    assert [e["comment"] for e in log["entries"]] == ["", ""]  # a table's text has no comment
     assert [e["command"] for e in log["entries"]] == [DRINKS, DRINKS_2]
     assert all(e["text"].startswith("飲み物表(") for e in log["entries"])
     assert campaign.post(f"/v1/roll-logs/{log_id}/reveal").status_code == 200
@@ -105,3 +107,23 @@ def test_senki_dice_roll_table_rolls_a_kept_table_by_name(
     assert unknown.returncode != 0
     assert_one_clear_line(unknown, "無い表")
     assert run("dice", "roll", "--table", "飲み物", **env).returncode == 2  # no --campaign
+
+
+def test_a_secret_roll_of_a_kept_table_withholds_which_table_until_the_reveal(
+    client: TestClient,
+) -> None:
+    campaign = open_campaign(client)
+    aoi, mio = campaign.token_for("aoi"), campaign.token_for("mio", "viewer")
+    tables = f"/v1/campaigns/{campaign.id}/tables"
+    assert campaign.post(tables, json={"name": "罠", "text": DRINKS}).status_code == 200
+    rolled = campaign.post(
+        f"/v1/campaigns/{campaign.id}/rolls",
+        aoi,
+        json={"name": "卓", "table": "罠", "secret": True},
+    )
+    log_id = rolled.json()["roll_log"]["id"]
+    seen = client.get(f"/v1/roll-logs/{log_id}", headers=auth(mio)).json()["entries"][0]
+    assert (seen["withheld"], seen["table"], seen["command"]) == (True, None, "")
+    assert campaign.post(f"/v1/roll-logs/{log_id}/reveal").status_code == 200
+    seen = client.get(f"/v1/roll-logs/{log_id}", headers=auth(mio)).json()["entries"][0]
+    assert (seen["table"], seen["command"]) == ("表「罠」v1", DRINKS)

@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from domain.dice.bcdice.faces import FaceSource, HandFaceError, HandFaces, Rand, ServerFaces
 from domain.dice.bcdice.result import BcdiceResult
 from domain.dice.bcdice.systems import BY_ID
-from domain.dice.bcdice.user_table import ROLLABLE  # BY_ID and user-defined tables
+from domain.dice.bcdice.user_table import ROLLABLE, SYSTEM_ID  # BY_ID and user tables
 from domain.dice.errors import DiceEntryError
 from domain.dice.results import RollResult
 from domain.dice.roll import HAND_UNVERIFIABLE, Verification
@@ -49,10 +49,14 @@ class TableRoll(BaseModel):
 
     @property
     def expression(self) -> str:
+        if self.system == SYSTEM_ID:  # a table's whole text is what was rolled: no comment
+            return self.command
         return self.command.split(maxsplit=1)[0] if self.command.split() else ""
 
     @property
     def comment(self) -> str:
+        if self.system == SYSTEM_ID:
+            return ""
         parts = self.command.split(maxsplit=1)
         return parts[1].strip() if len(parts) == 2 else ""
 
