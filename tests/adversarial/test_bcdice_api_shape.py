@@ -6,12 +6,15 @@ error) keeps its status and speaks that shape; and a table is refused before any
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
+from starlette.types import Receive, Scope, Send
 
 from api.app import MAX_BODY_BYTES, create_app
+from api.routes.bcdice_api import BcdiceAnswers
 from domain.dice.bcdice.user_table import MAX_TABLE_ROWS
 from infra.store.connect import ShardUnavailable
 from tests.api.conftest import auth, open_campaign
@@ -152,3 +155,32 @@ def test_outages_and_bugs_keep_their_status_in_bcdice_apis_shape(
         assert answer.headers.get("retry-after") == retry_after
         elsewhere = client.get("/v1/log/head")
     assert elsewhere.headers["content-type"] == "application/problem+json"  # /v1 unchanged
+
+
+@pytest.mark.parametrize(("status", "detail"), [(422, "bad input"), (429, "too many streams")])
+def test_a_refusal_from_any_middleware_keeps_its_status_and_retry_after_in_bcdice_apis_shape(
+    status: int, detail: str
+) -> None:
+    """Whatever answers before the routes (a rate limit, a validator) with a problem document."""
+
+    async def refusing(scope: Scope, receive: Receive, send: Send) -> None:
+        body = json.dumps({"type": "x", "title": "t", "status": status, "detail": detail})
+        await send(
+            {
+                "type": "http.response.start",
+                "status": status,
+                "headers": [
+                    (b"content-type", b"application/problem+json"),
+                    (b"retry-after", b"3"),
+                ],
+            }
+        )
+        await send({"type": "http.response.body", "body": body.encode(), "more_body": True})
+        await send({"type": "http.response.body", "body": b""})
+
+    client = TestClient(BcdiceAnswers(refusing))  # no lifespan: the app is a bare answer
+    answer = client.get("/bcdice/senki.x.y.z/v2/game_system/DiceBot/roll?command=1D6")
+    elsewhere = client.get("/v1/campaigns")
+    assert assert_bcdice_error(answer, status) == {"ok": False, "reason": detail}
+    assert answer.headers["retry-after"] == "3"
+    assert elsewhere.headers["content-type"] == "application/problem+json"
