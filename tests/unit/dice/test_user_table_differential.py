@@ -5,7 +5,7 @@ Die i shows `draws[i] % sides + 1` on both sides. The tables avoid the two place
 JavaScript build differs from Ruby, the build BCDice-API runs and Senki follows (Unicode spaces
 and line breaks other than \\n and \\r\\n: see test_user_table.py). Senki refuses, before any die,
 a table BCDice would roll but fail on some index (a row written `01:`); BCDice answers such a
-table when its dice miss that index: that one difference is counted and must be of that kind.
+table when its dice miss that index: that one difference is allowed, and only of that kind.
 Needs node and `npm ci --prefix tests/support/bcdice_js`; skips without them.
 """
 
