@@ -14,6 +14,7 @@ from api.routes import (
     bcdice_api,
     campaigns,
     characters,
+    dice_tables,
     disputes,
     encounters,
     health,
@@ -86,9 +87,9 @@ def create_app(
     for feature in (characters, units, scenarios, sheets):
         app.include_router(feature.router)
     app.include_router(disputes.router)
+    app.include_router(dice_tables.router)
     app.include_router(read_models.router)
     app.include_router(web_router)
-    app.include_router(bcdice_api.router)
-    bcdice_api.redact_access_log()
+    bcdice_api.install(app)  # its middleware the outermost: it shapes every answer under it
     openapi.install(app)
     return app

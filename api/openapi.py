@@ -103,6 +103,15 @@ OPERATIONS = _ops(
         "rollBcdicePosted",
         "BCDice-API v2: roll a posted command, recorded in the roll log",
     ),
+    bcdice_original_table=(
+        "rollBcdiceOriginalTable",
+        "BCDice-API v2: roll a user-defined dice table, recorded in the roll log",
+    ),
+    bcdice_greeting=("getBcdiceGreeting", "BCDice-API: the greeting at the base address"),
+    # Dice tables a GM keeps (api/routes/dice_tables.py)
+    save_table=("saveDiceTable", "The GM saves a dice table: its next version"),
+    list_tables=("listDiceTables", "The campaign's dice tables, each at its latest version"),
+    get_table=("getDiceTable", "One dice table with every version"),
 )
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from domain import roll_log
-from domain.campaign import campaign, character, scenario, unit
+from domain.campaign import campaign, character, dice_tables, scenario, unit
 from domain.encounter import aggregate as encounter
 from domain.encounter import record as _commands_are_recorded  # noqa: F401  (registers CommandIssued)
 from domain.events import registry
@@ -15,6 +15,7 @@ AGGREGATES = (
     unit.KIND,
     scenario.KIND,
     encounter.KIND,
+    dice_tables.KIND,
 )
 
 __all__ = ["AGGREGATES", "registry"]

@@ -33,6 +33,20 @@ class RollLogOpened(DomainEvent):
     secret: bool = False
 
 
+class KeptTable(BaseModel):
+    """A campaign's kept dice table, by name and version (domain/campaign/dice_tables.py)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str
+    version: int
+
+    @property
+    def shown(self) -> str:
+        """As a roll's purpose names it in the log."""
+        return f"表「{self.name}」v{self.version}"
+
+
 class DiceRolled(DomainEvent):
     """v2: the roll in BCDice's language and shape (v1 held Senki's first notation's record)."""
 
@@ -42,6 +56,9 @@ class DiceRolled(DomainEvent):
     # Rolled as secret by the request (a GM's hidden roll of any command), beside the command's
     # own BCDice `S` prefix, which its result records as `result.secret`.
     secret: bool = False
+    # A kept table rolled by name: which one and which version (its text is `result.command`).
+    # A default, so stored rolls read as they were: no kept table.
+    table: KeptTable | None = None
 
 
 class DiceRollRefused(DomainEvent):
@@ -86,6 +103,8 @@ class RollLog(BaseModel):
     secret_rolls: frozenset[int] = frozenset()  # roll sequences rolled as secret
     rolled_by: tuple[str, ...] = ()  # who rolled each roll, by roll sequence
     refused: dict[int, str] = Field(default_factory=dict)  # roll sequence → why refused
+    # The kept table each such roll rolled, by sequence.
+    kept_tables: dict[int, KeptTable] = Field(default_factory=dict)
 
     def is_secret(self, roll_seq: int) -> bool:
         return self.secret or roll_seq in self.secret_rolls
@@ -107,7 +126,11 @@ def evolve(state: RollLog, event: DomainEvent) -> RollLog:
                 }
             )
         case DiceRolled(result=result):
-            return _recorded(state, result, secret=event.secret, by=event.by)
+            state = _recorded(state, result, secret=event.secret, by=event.by)
+            if event.table is None:
+                return state
+            kept = state.kept_tables | {result.roll_seq: event.table}
+            return state.model_copy(update={"kept_tables": kept})
         case DiceRollRefused(result=result, reason=reason):
             state = _recorded(state, result, secret=event.secret, by=event.by)
             return state.model_copy(update={"refused": state.refused | {result.roll_seq: reason}})
@@ -159,6 +182,7 @@ def roll_dice(
     secret: bool = False,
     hand_faces: Sequence[int] | None = None,
     system: str = "DiceBot",
+    table: KeptTable | None = None,
 ) -> list[DomainEvent]:
     """Roll a BCDice command with the log's seed, or record physical dice typed in by hand;
     the roll sequence is the number of rolls so far. A server roll refused after drawing dice
@@ -168,7 +192,7 @@ def roll_dice(
     seq = len(state.rolls)
     if hand_faces is not None:
         result = roll_by_hand(expression, hand_faces, roll_seq=seq, purpose=purpose, system=system)
-        return [DiceRolled(result=result, secret=secret, at=at, by=by)]
+        return [DiceRolled(result=result, secret=secret, table=table, at=at, by=by)]
     try:
         result = roll_server(
             expression,
@@ -183,7 +207,7 @@ def roll_dice(
         return [
             DiceRollRefused(result=refused.roll, reason=refused.reason, secret=secret, at=at, by=by)
         ]
-    return [DiceRolled(result=result, secret=secret, at=at, by=by)]
+    return [DiceRolled(result=result, secret=secret, table=table, at=at, by=by)]
 
 
 def reveal(state: RollLog, server_seed: bytes, *, at: datetime, by: str) -> list[DomainEvent]:

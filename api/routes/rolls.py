@@ -13,8 +13,10 @@ from api.deps import RuntimeDep
 from api.encounter_views import reader_of
 from api.security import GM_ONLY, READERS, WRITERS, PrincipalDep, require
 from api.writes import etag, idempotency_key
+from domain.campaign.dice_tables import MAX_NAME
 from domain.dice.bcdice.limits import MAX_RANDS
-from domain.roll_log import RollLog
+from domain.dice.bcdice.user_table import SYSTEM_ID as TABLE_SYSTEM
+from domain.roll_log import KeptTable, RollLog
 from domain.visibility.rolls import roll_view
 from infra.services import (
     Idempotency,
@@ -27,6 +29,7 @@ from infra.services import (
 )
 
 router = APIRouter(tags=["rolls"])
+DEFAULT_PURPOSE = "table roll"
 
 KeyDep = Annotated[Idempotency, Depends(idempotency_key)]
 
@@ -39,9 +42,17 @@ class RollCreate(BaseModel):
         description="A BCDice command (the base system's language), then an optional comment.",
         examples=["2D6+3>=10 攻撃", "3B6>=4", "2R6[5]>=5", "S1D100<=50", "choice[A,B,C]"],
     )
+    table: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=MAX_NAME,
+        description="Instead of an expression, roll the campaign's kept dice table of this "
+        "name (its latest version); the roll records the table's name, version and text.",
+        examples=["飲み物表"],
+    )
     roll_log_id: UUID | None = Field(default=None, description="Roll in this log; else open one.")
     name: str = Field(default="table rolls", min_length=1, max_length=200, examples=["GM秘匿"])
-    purpose: str = Field(default="table roll", max_length=200)
+    purpose: str = Field(default=DEFAULT_PURPOSE, max_length=200)
     client_seed: str | None = Field(default=None, max_length=200)
     secret: bool = Field(
         default=False,
@@ -58,8 +69,10 @@ class RollCreate(BaseModel):
 
     @model_validator(mode="after")
     def something_to_do(self) -> Self:
-        if self.roll_log_id is not None and self.expression is None:
-            raise ValueError("give an expression to roll in an existing log")
+        if self.expression is not None and self.table is not None:
+            raise ValueError("roll an expression or a table, not both")
+        if self.roll_log_id is not None and self.expression is None and self.table is None:
+            raise ValueError("give an expression (or a table) to roll in an existing log")
         if self.hand_faces is not None and self.client_seed is not None:
             raise ValueError("a client seed mixes into server dice; dice entered by hand have none")
         return self
@@ -95,6 +108,7 @@ def _seen(state: RollLog, who: Principal) -> list[RollPublic]:
             secret=state.is_secret(result.roll_seq),
             rolled_by=by,
             revealed=state.revealed_seed is not None,
+            table=_kept(state, result.roll_seq),
         )
         for result, by in zip(state.rolls, state.rolled_by, strict=True)
     )
@@ -112,6 +126,11 @@ def _seen(state: RollLog, who: Principal) -> list[RollPublic]:
     ]
 
 
+def _kept(state: RollLog, roll_seq: int) -> str | None:
+    kept = state.kept_tables.get(roll_seq)
+    return kept.shown if kept is not None else None
+
+
 def _load(
     runtime: Runtime, who: Principal, log_id: UUID, roles: tuple[PrincipalRole, ...]
 ) -> tuple[RollLog, int]:
@@ -120,6 +139,16 @@ def _load(
         raise HTTPException(403, "this roll log belongs to no campaign; no token reaches it")
     require(who, state.campaign_id, roles)
     return state, version
+
+
+def _what_to_roll(
+    runtime: Runtime, campaign_id: UUID, body: RollCreate
+) -> tuple[str, str, KeptTable | None] | None:
+    """The command, its system and the kept table it comes from, if any; None: only open."""
+    if body.table is None:
+        return None if body.expression is None else (body.expression, "DiceBot", None)
+    text, kept = runtime.dice_tables.to_roll(campaign_id, body.table)
+    return text, TABLE_SYSTEM, kept
 
 
 @router.post("/v1/campaigns/{campaign_id}/rolls", response_model=RollAnswer)
@@ -133,6 +162,7 @@ def roll(
 ) -> RollAnswer:
     """Roll in a log (`roll_log_id`), or open a log (201) and roll its first roll in one."""
     require(who, campaign_id, WRITERS)
+    rolled = _what_to_roll(runtime, campaign_id, body)  # a kept table is found before anything
     log_id = body.roll_log_id
     if log_id is None:
         opened = runtime.roll_logs.open(
@@ -142,21 +172,24 @@ def roll(
         response.status_code = status.HTTP_201_CREATED
         response.headers["Location"] = f"/v1/roll-logs/{log_id}"
         etag(response, opened.version)
-        if body.expression is None:
+        if rolled is None:
             return RollAnswer(roll_log=opened, roll=None)
     elif _load(runtime, who, log_id, WRITERS)[0].campaign_id != campaign_id:
         raise HTTPException(404, f"campaign {campaign_id} has no roll log {log_id}")
-    assert body.expression is not None  # checked by RollCreate
+    assert rolled is not None  # checked by RollCreate
+    command, system, kept = rolled
     # A second write in the same request: its own key, derived, so a retry repeats neither.
     rolled_key = Idempotency(f"{key.key}:roll", key.fingerprint)
     answer = runtime.roll_logs.roll(
         log_id,
-        body.expression,
+        command,
         by=who.actor,
-        purpose=body.purpose,
+        purpose=body.purpose if kept is None or body.purpose != DEFAULT_PURPOSE else kept.shown,
         client_seed=body.client_seed,
         secret=body.secret,
         hand_faces=body.hand_faces,
+        system=system,
+        table=kept,
         idempotency=rolled_key,
     )
     etag(response, answer.roll_log.version)

@@ -40,6 +40,7 @@ class RollView:
     fumble: bool | None
     rands: tuple[Rand, ...]
     rolled_by: str | None  # the member (or roller token) who rolled it; None when withheld
+    table: str | None = None  # the GM's kept table it rolled, named with its version
 
 
 def shows_roll(reader: Reader, *, secret: bool, rolled_by: str, revealed: bool) -> bool:
@@ -48,7 +49,13 @@ def shows_roll(reader: Reader, *, secret: bool, rolled_by: str, revealed: bool) 
 
 
 def roll_view(
-    result: TableRoll, reader: Reader, *, secret: bool, rolled_by: str, revealed: bool
+    result: TableRoll,
+    reader: Reader,
+    *,
+    secret: bool,
+    rolled_by: str,
+    revealed: bool,
+    table: str | None = None,
 ) -> RollView:
     if shows_roll(reader, secret=secret, rolled_by=rolled_by, revealed=revealed):
         return RollView(
@@ -69,6 +76,7 @@ def roll_view(
             fumble=result.fumble,
             rands=result.rands,
             rolled_by=rolled_by,
+            table=table,
         )
     # The command and comment go too: a target number ("1D100<=47") can be the secret; and
     # who rolled, since a secret roll's roller is all the table would have to go on.

@@ -10,10 +10,12 @@ from rich.console import Console
 from rich.table import Table
 
 from domain.dice.bcdice import NotACommand, evaluate
+from domain.dice.bcdice.user_table import SYSTEM_ID as TABLE_SYSTEM
 from infra import bootstrap
 from infra.cli.options import short_text
 from infra.settings import Settings
 
+DEFAULT_PURPOSE = "table roll"
 dice_app = typer.Typer(no_args_is_help=True, help="Verifiable dice (BCDice's language).")
 
 
@@ -30,11 +32,22 @@ console = Console()
 @dice_app.command("roll")
 def roll(
     expression: Annotated[
-        str,
+        str | None,
         typer.Argument(
             help="BCDice: 2D6+3>=10, 3B6>=4, 2R6[5]>=5, 4U6[6], D66, choice[a,b], x3 1D6"
         ),
-    ],
+    ] = None,
+    *,
+    table: Annotated[
+        str | None,
+        typer.Option(
+            help="Roll the campaign's kept dice table of this name instead (needs --campaign).",
+            callback=short_text,
+        ),
+    ] = None,
+    campaign: Annotated[
+        UUID | None, typer.Option(help="The campaign whose kept table --table names.")
+    ] = None,
     log: Annotated[
         UUID | None, typer.Option(help="Roll log to roll in (default: a new one).")
     ] = None,
@@ -44,26 +57,45 @@ def roll(
     ] = None,
     purpose: Annotated[
         str, typer.Option(help="Why (a rule ID, say).", callback=short_text)
-    ] = "table roll",
+    ] = DEFAULT_PURPOSE,
 ) -> None:
-    """Roll server dice; recorded in a roll log that commits to its seed first."""
-    if evaluate(expression, _Ones()) is None:  # refuse chat before anything is opened or stored
+    """Roll server dice (or a campaign's kept table, by name); recorded in a roll log that
+    commits to its seed first."""
+    if (expression is None) == (table is None):
+        raise typer.BadParameter("give an expression or --table NAME (with --campaign), not both")
+    if table is not None and campaign is None:
+        raise typer.BadParameter("--table names a campaign's kept table: give --campaign too")
+    if expression is not None and evaluate(expression, _Ones()) is None:  # chat: before any write
         raise NotACommand(f"{expression!r} is not a dice command; write e.g. 2D6+3>=10")
     runtime = bootstrap.start(Settings())
     try:
+        command, system, kept = expression or "", "DiceBot", None
+        if table is not None and campaign is not None:
+            command, kept = runtime.dice_tables.to_roll(campaign, table)
+            system = TABLE_SYSTEM
+            purpose = kept.shown if purpose == DEFAULT_PURPOSE else purpose
         service = runtime.roll_logs
         if log is None:
-            opened = service.open("cli", by="cli")
+            opened = service.open("cli", by="cli", campaign_id=campaign)
             log = UUID(opened.id)
             console.print(f"new roll log {log}\ncommitment sha256(seed) = {opened.commitment}")
-        answer = service.roll(log, expression, by="cli", purpose=purpose, client_seed=client_seed)
+        answer = service.roll(
+            log,
+            command,
+            by="cli",
+            purpose=purpose,
+            client_seed=client_seed,
+            system=system,
+            table=kept,
+        )
     finally:
         runtime.close()
     result = answer.roll
     assert result is not None  # a roll's answer carries it
     secret = " (secret)" if result.secret else ""
-    # BCDice's text leaves out the roller's comment (`1D6>=5 回避`): say it, as a table does.
-    said = f"{result.comment}: " if result.comment else ""
+    # BCDice's text leaves out the roller's comment (`1D6>=5 回避`): say it, as a table does;
+    # a kept table's roll says which table and version instead.
+    said = f"{purpose}: " if kept is not None else f"{result.comment}: " if result.comment else ""
     console.print(f"#{result.roll_seq}{secret} {said}{result.text}", markup=False)
     console.print(f"dice: {result.faces}  (log {log})")
 

@@ -33,6 +33,8 @@ from infra.services.campaigns import InvalidToken, Principal, PrincipalRole, rea
 from infra.services.campaigns import describe as describe_campaigns
 from infra.services.characters import describe as describe_characters
 from infra.services.characters import sheet as sheet_of_character
+from infra.services.dice_tables import DiceTablePublic
+from infra.services.dice_tables import public as dice_table_public
 from infra.services.encounter_answers import (
     Awaited,
     AwaitedDiePublic,
@@ -84,6 +86,7 @@ __all__ = [
     "CharacterSheet",
     "CommandAnswer",
     "ConcurrencyConflict",
+    "DiceTablePublic",
     "DisputeAnswer",
     "EncounterRoll",
     "Entry",
@@ -134,6 +137,7 @@ __all__ = [
     "describe_characters",
     "describe_scenarios",
     "describe_units",
+    "dice_table_public",
     "encoded",
     "is_unavailable",
     "line_of",

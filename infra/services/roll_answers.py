@@ -59,6 +59,12 @@ class RollPublic(BaseModel):
         "address; null while the roll is withheld.",
         examples=["aoi"],
     )
+    table: str | None = Field(
+        default=None,
+        description="The GM's kept dice table it rolled, with its version (its text is "
+        "`command`); null for any other roll, and while the roll is withheld.",
+        examples=["表「飲み物」v2"],
+    )
 
 
 class RollLogPublic(BaseModel):
@@ -114,5 +120,6 @@ def rolled(state: RollLog, version: int, by: str) -> RollAnswer:
             faces=[r.value for r in roll.rands],
             refused=state.refused.get(roll.roll_seq),
             rolled_by=by,
+            table=kept.shown if (kept := state.kept_tables.get(roll.roll_seq)) else None,
         ),
     )

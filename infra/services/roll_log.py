@@ -73,6 +73,7 @@ class RollLogService:
         secret: bool = False,
         hand_faces: list[int] | None = None,
         system: str = "DiceBot",
+        table: roll_log.KeptTable | None = None,
         idempotency: Idempotency | None = None,
     ) -> RollAnswer:
         """Roll server dice in the log (or record `hand_faces`); the response carries the roll.
@@ -94,6 +95,7 @@ class RollLogService:
                 secret=secret,
                 hand_faces=hand_faces,
                 system=system,
+                table=table,
             ),
             lambda state, version: rolled(state, version, by),
             restore=RollAnswer.model_validate,

@@ -24,6 +24,7 @@ from infra.services.append_watch import AppendWatch
 from infra.services.audit import AuditService
 from infra.services.campaigns import CampaignService
 from infra.services.characters import CharacterService
+from infra.services.dice_tables import DiceTableService
 from infra.services.disputes import DisputeService
 from infra.services.encounters import EncounterService
 from infra.services.executor import Executor
@@ -89,6 +90,7 @@ class Runtime:
         self.characters = CharacterService(self.executor, utc_now)
         self.units = UnitService(self.executor, utc_now)
         self.scenarios = ScenarioService(self.executor, utc_now)
+        self.dice_tables = DiceTableService(self.executor, utc_now)
         self.read_models = ReadModels(self.urls.service)
         self.projector: BackgroundProjector | None = None
         # Set when the server begins to shut down: open streams end at once (their clients

@@ -131,6 +131,11 @@ TABLE: list[Rule] = [
     Rule("POST", "/v1/encounters/{encounter}/disputes/{dispute}/amend", GM, {"options": {}}),
     Rule("GET", "/v1/campaigns/{campaign}/timeline", EVERYONE),
     Rule("POST", "/v1/campaigns/{campaign}/rolls", PLAYERS, {"expression": "2D6"}),
+    Rule(
+        "POST", "/v1/campaigns/{campaign}/tables", GM, {"name": "表", "text": "表\n1D2\n1:a\n2:b"}
+    ),
+    Rule("GET", "/v1/campaigns/{campaign}/tables", EVERYONE),
+    Rule("GET", "/v1/campaigns/{campaign}/tables/表", EVERYONE),
     Rule("GET", "/v1/roll-logs/{roll_log}", EVERYONE),
     Rule("GET", "/v1/roll-logs/{roll_log}/verify", EVERYONE),
     # Last: these change the world for the ones after them.
@@ -160,8 +165,9 @@ BY_ADDRESS = {
         ("GET", "/game_system/{system_id}"),
         ("GET", "/game_system/{system_id}/roll"),
         ("POST", "/game_system/{system_id}/roll"),
+        ("POST", "/original_table"),
     )
-}
+} | {("GET", "/bcdice/{credential}")}  # BCDice-API's greeting
 
 
 def world(client: TestClient) -> tuple[Fight, dict[str, str], dict[str, str]]:
@@ -308,6 +314,7 @@ def _template(path: str) -> str:
         "/members/extra": "/members/{member_id}",
         "/items/盾": "/items/{item_name}",
         "/skills/集中": "/skills/{skill_name}",
+        "/tables/表": "/tables/{name}",
     }
     for short, long in names.items():
         path = path.replace(short, long)

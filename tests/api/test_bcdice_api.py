@@ -85,7 +85,7 @@ def test_a_bcdice_client_rolls_recorded_dice_that_verify(client: TestClient, liv
     campaign = open_campaign(client)
     log_id, token = roller_for(campaign)
     with httpx.Client(base_url=f"{live}/bcdice/{token}", timeout=30) as bcdice:
-        assert bcdice.get("/v2/version").json() == {"api": "2.0.0", "bcdice": "3.16.1"}
+        assert bcdice.get("/v2/version").json() == {"api": "3.0.0", "bcdice": "3.16.1"}
         by_get = bcdice.get("/v2/game_system/DiceBot/roll", params={"command": "2D6+3>=10 攻撃"})
         by_post = bcdice.post("/v2/game_system/DiceBot/roll", data={"command": "3B6>=4"})
         secret = bcdice.get("/v2/game_system/DiceBot/roll", params={"command": "S1D100<=50"})
@@ -186,3 +186,36 @@ def test_the_credential_stays_out_of_the_access_log_and_metrics(
     assert not any(secret in line for line in logged)
     assert secret not in metrics
     assert "/bcdice/{credential}/v2/version" in metrics
+
+
+DRINKS = (
+    "飲み物表\n1D6\n1:水\n2:緑茶\n3:麦茶\n4:コーラ\n5:オレンジジュース\n6:選ばれし者の知的飲料\n"
+)
+D66S = "表\nD66S\n" + "".join(f"{t}{o}:{t}と{o}\n" for t in range(1, 7) for o in range(t, 7))
+
+
+def test_an_original_table_rolls_recorded_dice_that_verify_with_its_text(
+    client: TestClient, live: str
+) -> None:
+    campaign = open_campaign(client)
+    log_id, token = roller_for(campaign)
+    with httpx.Client(base_url=f"{live}/bcdice/{token}", timeout=30) as bcdice:
+        by_form = bcdice.post("/v2/original_table", data={"table": DRINKS})
+        by_json = bcdice.post("/v2/original_table", json={"table": D66S})
+    for answer in (by_form, by_json):
+        assert answer.status_code == 200, answer.text
+        assert answer.headers["access-control-allow-origin"] == "*"
+        assert set(answer.json()) == {"ok", "text", "rands"}
+    drink = by_form.json()
+    face = drink["rands"][0]["value"]
+    assert drink["rands"] == [{"kind": "normal", "sides": 6, "value": face}]
+    assert drink["text"] == f"飲み物表({face}) ＞ {DRINKS.splitlines()[face + 1][2:]}"
+    first, second = (r["value"] for r in by_json.json()["rands"])
+    low, high = sorted((first, second))
+    assert by_json.json()["text"] == f"表({low}{high}) ＞ {low}と{high}"
+    log = client.get(f"/v1/roll-logs/{log_id}", headers=auth(campaign.gm)).json()
+    assert [e["command"] for e in log["entries"]] == [DRINKS, D66S]  # the table, for the audit
+    assert [e["text"] for e in log["entries"]] == [drink["text"], by_json.json()["text"]]
+    assert campaign.post(f"/v1/roll-logs/{log_id}/reveal").status_code == 200
+    audit = client.get(f"/v1/roll-logs/{log_id}/verify", headers=auth(campaign.gm)).json()
+    assert audit["all_verified"] is True

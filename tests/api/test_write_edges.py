@@ -117,10 +117,14 @@ def test_openapi_marks_the_idempotency_key_required_on_every_post(client: TestCl
 
 
 # POSTs that are reads (no write, so no key is asked for).
-# BCDice-API v2's roll: its clients (CCFolia, Discord bots) send no headers, so the protocol
-# has no Idempotency-Key; a repeated POST is a second roll, as on any BCDice-API server.
+# BCDice-API v2's roll and original table: its clients (CCFolia, Discord bots) send no
+# headers, so the protocol has no Idempotency-Key; a repeated POST is a second roll, as on any
+# BCDice-API server.
 _POSTS_WITHOUT_KEY: frozenset[str] = frozenset(
-    {"/bcdice/{credential}/v2/game_system/{system_id}/roll"}
+    {
+        "/bcdice/{credential}/v2/game_system/{system_id}/roll",
+        "/bcdice/{credential}/v2/original_table",
+    }
 )
 
 

@@ -14,13 +14,15 @@ from pathlib import Path
 
 import pytest
 
+from domain.campaign.dice_tables import DiceTableSaved
 from domain.catalog import registry
 from domain.dice import commitment
 from domain.dice.bcdice import Rand, TableRoll, roll_server, verify
 from domain.dice.bcdice.faces import too_many_dice
 from domain.dice.bcdice.record import REFUSED_TEXT
+from domain.dice.bcdice.user_table import SYSTEM_ID as TABLE_SYSTEM
 from domain.events import DomainEvent, EventRegistry, UnknownEventType
-from domain.roll_log import DiceRolled, DiceRollRefused, DiceSeedRevealed, RollLogOpened
+from domain.roll_log import DiceRolled, DiceRollRefused, DiceSeedRevealed, KeptTable, RollLogOpened
 
 GOLDEN = Path(__file__).parent.parent / "golden" / "events"
 AT = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
@@ -66,6 +68,14 @@ SAMPLES: list[DomainEvent] = [
     ),
     _refused(),
     DiceSeedRevealed(server_seed=SEED.hex(), at=AT, by="gm"),
+    DiceTableSaved(
+        campaign_id=STREAM,
+        name="飲み物表",
+        table_version=2,
+        text="飲み物表\n1D6\n1:水\n2:緑茶\n3:麦茶\n4:コーラ\n5:オレンジジュース\n6:選ばれし者の知的飲料\n",
+        at=AT,
+        by="gm",
+    ),
 ]
 
 
@@ -90,6 +100,22 @@ def test_a_v1_table_roll_reads_as_v2_and_still_verifies_from_the_seed() -> None:
     # The v1 golden was rolled with SEED on STREAM: its dice are recomputed the old way.
     check = verify(event.result, server_seed=SEED, stream_id=STREAM)
     assert check.verified, check.problems
+
+
+def test_a_kept_tables_roll_names_it_loads_and_verifies_from_the_seed() -> None:
+    """A roll of a GM's kept table (DiceRolled v2 with `table`): its name and version, and its
+    text as the command, which verification rolls again."""
+    text = "飲み物表\n1D6\n1:水\n2:緑茶\n3:麦茶\n4:コーラ\n5:オレンジジュース\n6:知的飲料\n"
+    rolled = roll_server(
+        text, server_seed=SEED, stream_id=STREAM, roll_seq=1, purpose="表", system=TABLE_SYSTEM
+    )
+    event = DiceRolled(result=rolled, table=KeptTable(name="飲み物表", version=2), at=AT, by="aoi")
+    path = GOLDEN / "DiceRolled.v2.kept-table.json"
+    if not path.exists():
+        pytest.fail(f"create {path} with:\n{event.model_dump_json()}")
+    stored = json.loads(path.read_text(encoding="utf-8"))
+    assert registry.decode("DiceRolled.v2", stored) == event
+    assert verify(event.result, server_seed=SEED, stream_id=STREAM).verified
 
 
 def test_every_registered_event_type_has_a_golden_file() -> None:

@@ -63,7 +63,7 @@ export function describe(entry, lang, { memberId = null, check = null } = {}) {
     tags.push({ kind: "by", text: `${t(lang, "rolledBy")} ${entry.rolled_by}${you}` });
   }
   if (check) tags.push(checkTag(check, lang));
-  return { seq, text: entry.text, comment: entry.comment || "", tags, withheld: false };
+  return { seq, text: entry.text, comment: entry.table || entry.comment || "", tags, withheld: false };
 }
 
 function say(text) {
@@ -177,7 +177,15 @@ async function rollDice(submitted) {
     say(t(page.lang, "badFaces"));
     return;
   }
-  const body = { roll_log_id: page.logId, expression: $("roll-command").value.trim(), secret: $("roll-secret").checked };
+  const table = $("roll-table").value;
+  const expression = $("roll-command").value.trim();
+  if (!table && !expression) {
+    say(t(page.lang, "noCommand"));
+    return;
+  }
+  const body = { roll_log_id: page.logId, secret: $("roll-secret").checked };
+  if (table) body.table = table;
+  else body.expression = expression;
   if (faces) body.hand_faces = faces;
   try {
     await post(`/v1/campaigns/${page.log.campaign_id}/rolls`, body);
@@ -188,6 +196,14 @@ async function rollDice(submitted) {
   } catch (error) {
     say(error.message);
   }
+}
+
+/** The campaign's kept dice tables, offered by name in the roll form (read once). */
+async function loadTables() {
+  const { tables } = await get(`/v1/campaigns/${page.log.campaign_id}/tables`);
+  const none = $("roll-table").firstElementChild;
+  $("roll-table").replaceChildren(none, ...tables.map((kept) =>
+    node("option", { value: kept.name }, `${kept.name} (${kept.dice}, v${kept.version})`)));
 }
 
 async function reveal() {
@@ -243,6 +259,7 @@ async function open() {
     denied(error);
     return;
   }
+  if (can(page, "command")) await loadTables().catch((error) => say(error.message));
   sessionStorage.setItem("senki.rollLog", page.logId);
   $("access").hidden = true;
   $("rolls").hidden = false;

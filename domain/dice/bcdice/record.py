@@ -26,6 +26,7 @@ from domain.dice.bcdice.faces import (
 from domain.dice.bcdice.limits import DiceRefused
 from domain.dice.bcdice.result import BcdiceResult
 from domain.dice.bcdice.systems import BY_ID
+from domain.dice.bcdice.user_table import ROLLABLE, SYSTEM_ID  # BY_ID and user tables
 from domain.dice.errors import DiceEntryError
 from domain.dice.results import RollResult
 from domain.dice.roll import HAND_UNVERIFIABLE, Verification
@@ -57,10 +58,14 @@ class TableRoll(BaseModel):
 
     @property
     def expression(self) -> str:
+        if self.system == SYSTEM_ID:  # a table's whole text is what was rolled: no comment
+            return self.command
         return self.command.split(maxsplit=1)[0] if self.command.split() else ""
 
     @property
     def comment(self) -> str:
+        if self.system == SYSTEM_ID:
+            return ""
         parts = self.command.split(maxsplit=1)
         return parts[1].strip() if len(parts) == 2 else ""
 
@@ -88,7 +93,7 @@ class UnknownSystem(DiceEntryError):
 
 
 def _evaluated(command: str, source: FaceSource, system: str = "DiceBot") -> BcdiceResult:
-    game = BY_ID.get(system)
+    game = ROLLABLE.get(system)
     if game is None:
         raise UnknownSystem(f"no game system {system!r}; offered: {', '.join(BY_ID)}")
     result = game.evaluate(command, source)
