@@ -167,18 +167,20 @@ class AggregateWrite:
 async def aggregate_write(
     request: Request, credentials: BearerDep, key: KeyHeader = None, version: IfMatchHeader = None
 ) -> AggregateWrite:
-    """The running service, the caller, the Idempotency-Key and the If-Match version (428
-    without one) as ONE dependency, checked in that order as the separate ones are: FastAPI
-    solves every dependency of a route on every request (each costs about as much as a bare
-    request's own routing), and the encounter command, the busiest route, needs all four.
-
-    A plain function, not a generator: FastAPI runs a generator dependency in an exit stack
-    of its own (a tenth of the event loop's CPU for the command). The route voids the cached
-    states if its write fails (`voided_on_failure`), as the other writes' dependencies do."""
+    """The running service, the caller, the Idempotency-Key and the If-Match version, checked
+    in that order, as one dependency of the encounter command. A missing If-Match is left to
+    the route (`if_match_required`), which counts it against the command it refuses. The route
+    voids the cached states if its write fails (`voided_on_failure`)."""
     runtime = cast(Runtime, request.app.state.senki)
     who = await checked(runtime, credentials)
-    write = guard(await idempotency_of(request, key), version_of(version), required=True)
+    write = guard(await idempotency_of(request, key), version_of(version))
     return AggregateWrite(runtime, who, write)
+
+
+def if_match_required(write: Write) -> Write:
+    """`write`, or 428 without an If-Match version (a contested aggregate)."""
+    assert write.idempotency is not None  # every POST has a key (idempotency_of)
+    return guard(write.idempotency, write.expected_version, required=True)
 
 
 AggregateWriteDep = Annotated[AggregateWrite, Depends(aggregate_write)]

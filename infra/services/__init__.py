@@ -50,7 +50,6 @@ from infra.services.executor import (
     IdempotencyKeyReused,
     StaleVersion,
     Write,
-    encoded,
 )
 from infra.services.ports import (
     LogHeadView,
@@ -131,7 +130,6 @@ __all__ = [
     "describe_characters",
     "describe_scenarios",
     "describe_units",
-    "encoded",
     "is_unavailable",
     "payload_of",
     "read_page",
