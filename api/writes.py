@@ -8,7 +8,6 @@ from dataclasses import dataclass
 from typing import Annotated, Any, cast
 
 from fastapi import Depends, Header, HTTPException, Request, Response
-from fastapi.security.utils import get_authorization_scheme_param
 
 from api.security import BearerDep, checked
 from infra.services import Idempotency, InvalidToken, Principal, Runtime, Write, read_token
@@ -64,11 +63,11 @@ def caller_scope(authorization: str | None) -> str:
 
     Anything that is not a Senki bearer token is the anonymous caller (only the routes that
     need no token get that far: every other route answers 401 first)."""
-    scheme, credentials = get_authorization_scheme_param(authorization)
+    scheme, _, credentials = (authorization or "").strip().partition(" ")
     if scheme.lower() != "bearer":
         return _digest("anonymous")
     try:
-        campaign_id, token_id, secret = read_token(credentials)
+        campaign_id, token_id, secret = read_token(credentials.strip())
     except InvalidToken:
         return _digest("anonymous")
     return _digest(f"senki.{campaign_id.hex}.{token_id}.{secret}")
