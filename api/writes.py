@@ -108,8 +108,8 @@ def _refuse_nul(body: bytes) -> None:
         return  # fast path: the escape (JSON's only way to write U+0000) is not there at all
     try:
         parsed = json.loads(body)
-    except ValueError:
-        return  # not JSON: the route's own validation says what is wrong
+    except (ValueError, RecursionError):  # nested deeper than Python's parser goes
+        return  # not JSON it can read: the route's own validation says what is wrong
     if _holds_nul(parsed):
         raise HTTPException(
             422, "text may not contain the NUL character (\\u0000): remove it and send again"
@@ -117,12 +117,18 @@ def _refuse_nul(body: bytes) -> None:
 
 
 def _holds_nul(value: Any) -> bool:
-    if isinstance(value, str):
-        return "\x00" in value
-    if isinstance(value, dict):
-        return any(_holds_nul(k) or _holds_nul(v) for k, v in value.items())
-    if isinstance(value, list):
-        return any(_holds_nul(item) for item in value)
+    """Walked with a list, not recursion: a body nested as deep as the parser reads must not
+    exhaust the stack here."""
+    pending = [value]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, str):
+            if "\x00" in item:
+                return True
+        elif isinstance(item, dict):
+            pending += [*item.keys(), *item.values()]
+        elif isinstance(item, list):
+            pending += item
     return False
 
 

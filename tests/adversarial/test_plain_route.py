@@ -75,3 +75,23 @@ def test_a_command_nested_deep_inside_its_fields_is_refused_by_its_schema(
     assert sent.status_code == 422, sent.text
     assert sent.headers["content-type"] == "application/problem+json"
     assert not [r for r in caplog.records if r.exc_info or "Traceback" in r.getMessage()]
+
+
+# Deeper than Python's parser goes: not read, so the route answers (a player may not reveal);
+# just within it: read, and its NUL refused.
+@pytest.mark.parametrize(("depth", "status"), [(DEEP, 403), (850, 422)])
+def test_a_deep_body_holding_a_nul_escape_on_a_route_without_a_body_is_not_a_500(
+    client: TestClient, caplog: pytest.LogCaptureFixture, depth: int, status: int
+) -> None:
+    """The NUL check (api/writes.py) reads every write's body, bodiless routes' too."""
+    fight = open_fight(client)
+    caplog.set_level(logging.DEBUG)
+    body = b"[" * depth + b'"\\u0000"' + b"]" * depth
+    sent = client.post(
+        f"/v1/encounters/{fight.id}/reveal",
+        content=body,
+        headers=auth(fight.token("aoi")) | key() | {"Content-Type": "application/json"},
+    )
+    assert sent.status_code == status, sent.text
+    assert sent.headers["content-type"] == "application/problem+json"
+    assert not [r for r in caplog.records if r.exc_info or "Traceback" in r.getMessage()]
