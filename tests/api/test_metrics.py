@@ -123,6 +123,46 @@ def test_dice_are_counted_by_who_rolled_them_and_a_retry_counts_none(
     assert commands(samples, "none", "roll", "replayed") == 1
 
 
+def test_a_command_retried_with_its_key_counts_as_replayed_and_its_dice_once(
+    client: TestClient,
+) -> None:
+    """Counted where it is executed (the command route), from what the service answered."""
+    fight = open_fight(client)
+    sent = auth(fight.campaign.gm, **{"If-Match": f'"{fight.version()}"'}) | key()
+    path = f"/v1/encounters/{fight.id}/commands"
+    first = client.post(path, headers=sent, json={"command": "RollInitiative"})
+    again = client.post(path, headers=sent, json={"command": "RollInitiative"})
+    assert first.status_code == again.status_code == 200, first.text
+    assert again.json() == first.json()
+
+    samples = scrape(client)
+
+    assert commands(samples, "glorious_drive", "RollInitiative", "accepted") == 1
+    assert commands(samples, "glorious_drive", "RollInitiative", "replayed") == 1
+    rolled = len(first.json()["rolls"])
+    assert rolled > 0
+    assert value(samples, "senki_dice_rolls_total", source="server") == rolled
+
+
+def test_a_body_of_no_command_is_timed_but_counted_as_no_command(client: TestClient) -> None:
+    """Refused before the route reads it: no ruleset or command label is made from it."""
+    fight = open_fight(client)
+    refused = fight.command({"command": "NoSuchCommand"})
+    assert refused.status_code == 422, refused.text
+
+    samples = scrape(client)
+
+    timed = value(
+        samples,
+        "senki_http_request_duration_seconds_count",
+        method="POST",
+        route=COMMANDS,
+        status="422",
+    )
+    assert timed == 1
+    assert not [s for s in samples if "NoSuchCommand" in str(s.labels)]
+
+
 def test_an_event_stream_is_timed_to_its_first_byte_while_it_still_streams(
     client: TestClient,
 ) -> None:
