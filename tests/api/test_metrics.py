@@ -38,6 +38,17 @@ def value(samples: list[Sample], name: str, **labels: str) -> float:
     return found[0].value if found else 0.0
 
 
+def commands_timed(samples: list[Sample], status: str) -> float:
+    """How many encounter commands were answered with `status`, by the latency histogram."""
+    return value(
+        samples,
+        "senki_http_request_duration_seconds_count",
+        method="POST",
+        route=COMMANDS,
+        status=status,
+    )
+
+
 def commands(samples: list[Sample], ruleset: str, command: str, outcome: str) -> float:
     return value(samples, "senki_commands_total", ruleset=ruleset, command=command, outcome=outcome)
 
@@ -50,14 +61,7 @@ def test_requests_are_timed_by_route_template_and_commands_counted_by_kind(
 
     samples = scrape(client)
 
-    timed = value(
-        samples,
-        "senki_http_request_duration_seconds_count",
-        method="POST",
-        route=COMMANDS,
-        status="200",
-    )
-    assert timed == 4
+    assert commands_timed(samples, "200") == 4
     assert value(
         samples, "senki_http_request_duration_seconds_count", route="unmatched", status="404"
     )
@@ -152,14 +156,7 @@ def test_a_body_of_no_command_is_timed_but_counted_as_no_command(client: TestCli
 
     samples = scrape(client)
 
-    timed = value(
-        samples,
-        "senki_http_request_duration_seconds_count",
-        method="POST",
-        route=COMMANDS,
-        status="422",
-    )
-    assert timed == 1
+    assert commands_timed(samples, "422") == 1
     assert not [s for s in samples if "NoSuchCommand" in str(s.labels)]
 
 
