@@ -16,7 +16,6 @@ from api.routes import (
     characters,
     dice_tables,
     disputes,
-    encounters,
     health,
     log,
     read_models,
@@ -78,7 +77,6 @@ def create_app(
     # Last: the outermost middleware.
     metrics.install(app, lambda: getattr(app.state, "senki", None), route=metrics_route)
     problems.install(app)
-    encounters.add_command_route(app.router)  # the busiest route, matched first
     for table_router in table_routers:  # the hottest first: matched in order
         app.include_router(table_router)
     app.include_router(health.router)

@@ -66,7 +66,8 @@ async def checked(runtime: Runtime, credentials: HTTPAuthorizationCredentials | 
             headers={"WWW-Authenticate": "Bearer"},
         )
     try:
-        return await current_principal(runtime, credentials.credentials)
+        # Stripped: older FastAPI releases (0.121 among them) keep the spaces after `Bearer`.
+        return await current_principal(runtime, credentials.credentials.strip())
     except InvalidToken as error:
         raise HTTPException(401, str(error), headers={"WWW-Authenticate": "Bearer"}) from None
 

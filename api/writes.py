@@ -7,7 +7,6 @@ from dataclasses import dataclass
 from typing import Annotated, Any, cast
 
 from fastapi import Depends, Header, HTTPException, Request, Response
-from fastapi.security.utils import get_authorization_scheme_param
 
 from api.security import BearerDep, checked
 from infra.services import Idempotency, InvalidToken, Principal, Runtime, Write, read_token
@@ -62,11 +61,11 @@ def caller_scope(authorization: str | None) -> str:
 
     Anything that is not a Senki bearer token is the anonymous caller (only the routes that
     need no token get that far: every other route answers 401 first)."""
-    scheme, credentials = get_authorization_scheme_param(authorization)
+    scheme, _, credentials = (authorization or "").strip().partition(" ")
     if scheme.lower() != "bearer":
         return _digest("anonymous")
     try:
-        campaign_id, token_id, secret = read_token(credentials)
+        campaign_id, token_id, secret = read_token(credentials.strip())
     except InvalidToken:
         return _digest("anonymous")
     return _digest(f"senki.{campaign_id.hex}.{token_id}.{secret}")
@@ -140,18 +139,20 @@ class AggregateWrite:
 async def aggregate_write(
     request: Request, credentials: BearerDep, key: KeyHeader = None, version: IfMatchHeader = None
 ) -> AggregateWrite:
-    """The running service, the caller, the Idempotency-Key and the If-Match version (428
-    without one) as ONE dependency, checked in that order as the separate ones are: FastAPI
-    solves every dependency of a route on every request (each costs about as much as a bare
-    request's own routing), and the encounter command, the busiest route, needs all four.
-
-    A plain function, not a generator: FastAPI runs a generator dependency in an exit stack
-    of its own (a tenth of the event loop's CPU for the command). The route voids the cached
-    states if its write fails (`voided_on_failure`), as the other writes' dependencies do."""
+    """The running service, the caller, the Idempotency-Key and the If-Match version, checked
+    in that order, as one dependency of the encounter command. A missing If-Match is left to
+    the route (`if_match_required`), which counts it against the command it refuses. The route
+    voids the cached states if its write fails (`voided_on_failure`)."""
     runtime = cast(Runtime, request.app.state.senki)
     who = await checked(runtime, credentials)
-    write = guard(await idempotency_of(request, key), version_of(version), required=True)
+    write = guard(await idempotency_of(request, key), version_of(version))
     return AggregateWrite(runtime, who, write)
+
+
+def if_match_required(write: Write) -> Write:
+    """`write`, or 428 without an If-Match version (a contested aggregate)."""
+    assert write.idempotency is not None  # every POST has a key (idempotency_of)
+    return guard(write.idempotency, write.expected_version, required=True)
 
 
 AggregateWriteDep = Annotated[AggregateWrite, Depends(aggregate_write)]

@@ -51,15 +51,6 @@ BENCHMARKS = (
             Aim("reads$", "≥", 0.5, 5),
             Aim("read p99$", "≤", 2, 5),
             Aim("^encounter command p99", "≤", 5, 5),
-            Aim("^encounter commands$", "≥", 0.6, 16),
-        ),
-    ),
-    Benchmark(
-        "command-cost",
-        "bench.command_cost",
-        (
-            Aim("^CPU per command in process$", "≤", 4, 16),
-            Aim("^server CPU per command over HTTP$", "≤", 3, 16),
         ),
     ),
     Benchmark("replay", "bench.replay", (Aim("^replay under", "≤", 3, 6),)),

@@ -14,8 +14,10 @@ from prometheus_client import CollectorRegistry, GCCollector, PlatformCollector,
 from prometheus_client.exposition import choose_encoder
 
 from api.metrics import projections
+from api.metrics.commands import CommandTally
 from api.metrics.families import Families
 from api.metrics.middleware import MetricsMiddleware
+from api.metrics.writes import SeenKeys
 from infra.services import RefusedSnapshotsCollector, SenkiPort
 
 __all__ = ["install"]
@@ -33,7 +35,9 @@ def install(
     GCCollector(registry=registry)
     registry.register(projections.ProjectionCollector(senki, ttl=projections.CACHE_SECONDS))
     registry.register(RefusedSnapshotsCollector())  # forged or stale snapshots a load ignored
-    app.add_middleware(MetricsMiddleware, families=Families.on(registry))
+    families, seen = Families.on(registry), SeenKeys()
+    app.add_middleware(MetricsMiddleware, families=families, seen=seen)
+    app.state.command_tally = CommandTally(families, seen)
     app.state.metrics_registry = registry
     if not route:
         return registry

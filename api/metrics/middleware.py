@@ -1,9 +1,9 @@
 """Pure ASGI middleware: times every request and hands each answered write to the counters.
 
 It passes every message through as it comes, so event streams stream: a stream's latency is
-its time to the response start (its first byte), recorded as that start is sent. Bodies are
-copied only where a counter needs them: an encounter command's request (its `command`), an
-error answer (its problem type) and an answer that lists dice, each capped in size.
+its time to the response start (its first byte), recorded as that start is sent. No request
+body is read; an answer is copied only where a counter needs it: an error answer (its problem
+type) and a roll's answer (its dice), each capped in size.
 """
 
 from __future__ import annotations
@@ -15,14 +15,11 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from api.metrics.families import Families
 from api.metrics.writes import (
-    COMMANDS_ROUTE,
     CONFLICTS,
     DICE_ROUTES,
-    TOLD,
     WRITE_METHODS,
     Finished,
     SeenKeys,
-    Told,
     command_kind,
     dice_sources,
     outcome,
@@ -40,20 +37,18 @@ EVENT_STREAM = b"text/event-stream"
 
 
 class MetricsMiddleware:
-    def __init__(self, app: ASGIApp, families: Families) -> None:
+    def __init__(self, app: ASGIApp, families: Families, seen: SeenKeys) -> None:
         self.app = app
         self.families = families
-        self.seen = SeenKeys()
+        self.seen = seen
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
         exchange = _Exchange(scope, self.families)
-        # The request body is watched only when it may be a command worth keeping.
-        watched = receive if exchange.request_body is None else exchange.receive(receive)
         try:
-            await self.app(scope, watched, exchange.send(send))
+            await self.app(scope, receive, exchange.send(send))
         except BaseException:
             exchange.status = exchange.status or 500  # ServerErrorMiddleware answers 500
             raise
@@ -82,7 +77,7 @@ class MetricsMiddleware:
 
 
 class _Exchange:
-    """One request as it passes: its timing, status, and the bodies worth keeping."""
+    """One request as it passes: its timing, status, and the answer worth keeping."""
 
     def __init__(self, scope: Scope, families: Families) -> None:
         self.scope = scope
@@ -91,21 +86,7 @@ class _Exchange:
         self.method = scope["method"] if scope["method"] in METHODS else "other"
         self.status: int | None = None
         self.observed = False
-        self.request_body: _Copy | None = None
         self.response_body: _Copy | None = None
-        # The route is matched only inside the app; the path tells early enough whether the
-        # request body may be an encounter command worth keeping.
-        if scope["method"] == "POST" and scope["path"].endswith("/commands"):
-            self.request_body = _Copy()
-
-    def receive(self, receive: Receive) -> Receive:
-        async def receiving() -> Message:
-            message = await receive()
-            if self.request_body is not None and message["type"] == "http.request":
-                self.request_body.add(message)
-            return message
-
-        return receiving
 
     def send(self, send: Send) -> Send:
         async def sending(message: Message) -> None:
@@ -124,10 +105,8 @@ class _Exchange:
         content_type = _header(message, b"content-type")
         if content_type.startswith(EVENT_STREAM):
             self.observe_latency()  # a stream may stay open for minutes: time its first byte
-        told = self.scope.get(TOLD)
-        answered = isinstance(told, Told) and told.dice is not None  # no need to read it
         wanted = content_type.startswith(PROBLEM_JSON) or (
-            200 <= self.status < 300 and self.route in DICE_ROUTES and not answered
+            200 <= self.status < 300 and self.route in DICE_ROUTES
         )
         self.response_body = _Copy() if wanted else None
 
@@ -145,25 +124,14 @@ class _Exchange:
         ).observe(time.perf_counter() - self.started)
 
     def finished(self) -> Finished:
-        route = self.route
-        told = self.scope.get(TOLD)
-        told = told if isinstance(told, Told) and route == COMMANDS_ROUTE else None
-        if told is not None:
-            key = told.replay_key
-        else:
-            headers = dict(self.scope["headers"])
-            key = replay_key(headers.get(b"authorization"), headers.get(b"idempotency-key"))
+        headers = dict(self.scope["headers"])
         return Finished(
             method=self.method,
-            route=route,
+            route=self.route,
             name=getattr(self.scope.get("route"), "name", None),
             status=self.status or 500,
-            request_body=self.request_body.whole()
-            if self.request_body is not None and route == COMMANDS_ROUTE and told is None
-            else None,
             response_body=self.response_body.whole() if self.response_body is not None else None,
-            replay_key=key,
-            told=told,
+            replay_key=replay_key(headers.get(b"authorization"), headers.get(b"idempotency-key")),
         )
 
 

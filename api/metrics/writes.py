@@ -1,10 +1,9 @@
-"""What a finished request tells the metrics: which command it was, how it ended, the dice.
+"""What a finished write tells the metrics: which write it was, how it ended, the dice.
 
-Every write reaches the service through a route, and every route's answer passes the metrics
-middleware: there the route template (FastAPI's match), the status, the problem type of a
-refusal (api/problems.py) and the body are all known, so no route has to count anything
-itself. Encounter commands all share one route; their `command` field names them, and
-`ruleset_of` (the union that parses the body) names the ruleset.
+Every write but the encounter command is counted as its answer passes the metrics middleware:
+there the route template (FastAPI's match), the status and the problem type of a refusal
+(api/problems.py) are known. Encounter commands all share one route, which counts them itself
+(api/metrics/commands.py): it knows the command it read and the ruleset that decided it.
 """
 
 from __future__ import annotations
@@ -13,11 +12,9 @@ import hashlib
 import json
 import threading
 from collections import OrderedDict
-from collections.abc import MutableMapping
 from dataclasses import dataclass
 from typing import Any
 
-from api.encounter_commands import ruleset_of
 from api.problems import TYPE_BASE
 from api.writes import caller_scope
 
@@ -25,8 +22,9 @@ COMMANDS_ROUTE = "/v1/encounters/{encounter_id}/commands"
 WRITE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 # A POST because it carries a body, but it stores nothing: a what-if, not a command.
 NOT_WRITES = frozenset({"/v1/encounters/{encounter_id}/replay"})
-# Routes whose answers list the rolls the write recorded: CommandAnswer.rolls, RollAnswer.roll.
-DICE_ROUTES = frozenset({COMMANDS_ROUTE, "/v1/campaigns/{campaign_id}/rolls"})
+# Routes whose answers list the rolls the write recorded (RollAnswer.roll); the command
+# route counts its own.
+DICE_ROUTES = frozenset({"/v1/campaigns/{campaign_id}/rolls"})
 DICE_SOURCES = frozenset({"server", "hand"})
 
 # Problem types (api/problems.py) of a write that lost to another write, and why.
@@ -41,25 +39,6 @@ NO_RULESET = "none"
 UNKNOWN = "unknown"
 
 
-# What the encounter command route tells the metrics itself, on the request's scope: it has
-# read the body and built the answer already, so the middleware need not parse either again
-# (it did: the body validated a second time to find its ruleset, the answer parsed for its
-# dice). Any other route, and a command refused before the route ran, is read from its bodies.
-TOLD = "senki.metrics"
-
-
-@dataclass(frozen=True)
-class Told:
-    ruleset: str
-    command: str
-    replay_key: bytes | None
-    dice: tuple[str, ...] | None = None  # the sources of the rolls recorded, once answered
-
-
-def tell(scope: MutableMapping[str, Any], told: Told) -> None:
-    scope[TOLD] = told
-
-
 @dataclass(frozen=True)
 class Finished:
     """One answered request, as far as the metrics need it."""
@@ -68,18 +47,18 @@ class Finished:
     route: str | None  # the template, e.g. /v1/encounters/{encounter_id}/commands
     name: str | None  # the route's endpoint name, e.g. add_member
     status: int
-    request_body: bytes | None  # kept only for encounter commands
     response_body: bytes | None  # kept only for problems and answers that carry dice
     replay_key: bytes | None  # digest of the caller's token and Idempotency-Key
-    told: Told | None = None
 
     @property
     def is_write(self) -> bool:
+        """A write this middleware counts (the command route counts its own)."""
         return (
             self.method in WRITE_METHODS
             and self.route is not None
             and self.route.startswith("/v1/")
             and self.route not in NOT_WRITES
+            and self.route != COMMANDS_ROUTE
         )
 
     @property
@@ -125,24 +104,14 @@ def outcome(finished: Finished, problem: str | None, *, first_answer: bool) -> s
 
 
 def command_kind(finished: Finished) -> tuple[str, str]:
-    """(ruleset, command): the body's command for encounter commands, else the route's name."""
-    if finished.route != COMMANDS_ROUTE:
-        return NO_RULESET, finished.name or UNKNOWN
-    if finished.told is not None:
-        return finished.told.ruleset, finished.told.command
-    body = _json(finished.request_body)
-    ruleset = ruleset_of(body)
-    if ruleset is None:  # no ruleset has such a command: never a client's text as a label
-        return UNKNOWN, UNKNOWN
-    return ruleset, str(body["command"])
+    """(ruleset, command) of a write other than an encounter command: none, the route's name."""
+    return NO_RULESET, finished.name or UNKNOWN
 
 
 def dice_sources(finished: Finished) -> list[str]:
     """`server` or `hand` for every roll the answer says the write recorded."""
     if finished.route not in DICE_ROUTES or not finished.accepted:
         return []
-    if finished.told is not None and finished.told.dice is not None:
-        return [source for source in finished.told.dice if source in DICE_SOURCES]
     answer = _json(finished.response_body)
     if not isinstance(answer, dict):
         return []

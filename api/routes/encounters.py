@@ -12,40 +12,34 @@ from fastapi import (
     Header,
     HTTPException,
     Query,
-    Request,
     Response,
     status,
 )
-from pydantic import BaseModel, Field, JsonValue, TypeAdapter, ValidationError
+from pydantic import BaseModel, Field, JsonValue
 
 from api.deps import RuntimeDep
-from api.direct import DirectRoute, direct_route, is_json
-from api.encounter_commands import EncounterCommand
+from api.encounter_commands import EncounterCommand, ruleset_of
 from api.encounter_views import (
     EncounterPublic,
     describe,
     lens_for,
     reader_of,
 )
-from api.metrics.writes import COMMANDS_ROUTE, Told, replay_key_of, tell
+from api.metrics.commands import COMMANDS_ROUTE, CommandTallyDep, Counted
 from api.security import (
     GM_ONLY,
     READERS,
     WRITERS,
     PrincipalDep,
-    bearer,
     require,
     voided_on_failure,
 )
 from api.writes import (
-    KEY_HEADER,
-    KEY_LENGTH,
-    AggregateWrite,
     AggregateWriteDep,
-    aggregate_write,
     etag,
     idempotency_key,
     if_match,
+    if_match_required,
 )
 from domain.encounter.aggregate import Encounter
 from domain.rules.errors import RuleViolation
@@ -59,13 +53,12 @@ from infra.services import (
     PrincipalRole,
     Ruling,
     Runtime,
-    encoded,
+    Write,
 )
 
 router = APIRouter(tags=["encounters"])
 
 KeyDep = Annotated[Idempotency, Depends(idempotency_key)]
-_ENCOUNTER_ID = TypeAdapter(UUID)  # as FastAPI reads the path parameter
 IfMatchDep = Annotated[int | None, Depends(if_match)]
 
 
@@ -151,13 +144,6 @@ def _answer(answer: CommandAnswer, response: Response, seen: Lens | None = None)
     )
 
 
-def _sent(answer: CommandAnswer) -> Response:
-    """The answer as the response itself: FastAPI would check a returned model against the
-    response model again, on a second thread-pool hop for a plain `def` route."""
-    headers = {"ETag": f'"{answer.version}"'}
-    return Response(encoded(answer), media_type="application/json", headers=headers)
-
-
 @router.post(
     "/v1/campaigns/{campaign_id}/encounters",
     status_code=status.HTTP_201_CREATED,
@@ -212,83 +198,38 @@ def get_encounter(
     return describe(state, at, who)
 
 
+@router.post(COMMANDS_ROUTE, response_model=CommandAnswer)
 def command(
     encounter_id: UUID,
     body: Annotated[EncounterCommand, Body()],
     call: AggregateWriteDep,
-    request: Request,
+    tally: CommandTallyDep,
     response: Response,
-) -> Response:
+) -> CommandAnswer:
     """Issue a command on the version you read (If-Match); the answer carries the facts it
     produced (as you may see them), the new version (ETag) and what is awaited next. With
     hand dice a command that needs a die waits for it (`awaiting.die`): enter it with the
     `EnterDie` command."""
-    with voided_on_failure(call.runtime):  # a failed write may have appended first
-        return _commanded(encounter_id, body, call, request, response)
-
-
-async def _plain_command(route: DirectRoute, request: Request) -> dict[str, Any] | None:
-    """`command`'s arguments, read the short way, when every input is one FastAPI would take
-    as it is; else None, and FastAPI's handler reads the whole request (api/direct.py). With
-    every input plain, the combined dependency (token, key, If-Match) is called as FastAPI
-    calls it, and FastAPI calls it first: its refusals are the ones FastAPI would give."""
-    headers = request.headers
-    key = headers.get(KEY_HEADER)
-    if key is not None and not KEY_LENGTH[0] <= len(key) <= KEY_LENGTH[1]:
-        return None  # FastAPI's 422 names the header
-    if not is_json(headers.get("content-type")):
-        return None
-    try:
-        encounter_id = _ENCOUNTER_ID.validate_python(request.path_params["encounter_id"])
-    except ValidationError:
-        return None
-    try:
-        raw = await request.body()
-    except Exception:  # cut off (too large) or gone: FastAPI's handler says so, as ever
-        return None
-    body, valid = route.json_body(raw)
-    if not valid:
-        return None
-    call = await aggregate_write(request, await bearer(request), key, headers.get("if-match"))
-    return {
-        "encounter_id": encounter_id,
-        "body": body,
-        "call": call,
-        "request": request,
-        "response": Response(),
-    }
-
-
-def add_command_route(app_router: APIRouter) -> None:
-    """The command route, declared on the application's own router (api/app.py) rather than
-    on `router`: FastAPI matches a route of an included router through a wrapper that walks
-    that router's routes twice (to choose, then to handle), and the busiest route of all skips
-    both walks at the top level: 4.3 % of the server's instructions per command (callgrind,
-    3.04 M → 2.91 M per command over HTTP). Same path, tag and schema as any route here."""
-    app_router.add_api_route(
-        COMMANDS_ROUTE,
-        command,
-        methods=["POST"],
-        response_model=CommandAnswer,
-        tags=["encounters"],
-        route_class_override=direct_route(_plain_command),
-    )
+    key = call.write.idempotency.key if call.write.idempotency else None
+    with (
+        voided_on_failure(call.runtime),  # a failed write may have appended first
+        tally.command(ruleset_of(body), body.command, key) as counted,
+    ):
+        write = if_match_required(call.write)
+        answer = _commanded(encounter_id, body, call.runtime, call.who, write, counted)
+        return _answer(answer, response, lens_for(call.runtime, call.who, encounter_id))
 
 
 def _commanded(
     encounter_id: UUID,
     body: EncounterCommand,
-    call: AggregateWrite,
-    request: Request,
-    response: Response,
-) -> Response:
-    runtime, who, write = call.runtime, call.who, call.write
+    runtime: Runtime,
+    who: Principal,
+    write: Write,
+    counted: Counted,
+) -> CommandAnswer:
     state, at = load_for(runtime, who, encounter_id, WRITERS, known=True)
-    # The metrics learn the command from here, not by reading the body again (api/metrics):
-    # under the encounter's own ruleset, which is also the one that decides it.
-    ruleset = state.ruleset_id
-    replay_key = replay_key_of(write.idempotency.key) if write.idempotency else None
-    tell(request.scope, Told(ruleset, body.command, replay_key))
+    counted.ruleset = state.ruleset_id  # the ruleset that decides it, whatever the body's
     try:
         answer = runtime.encounters.command(
             encounter_id,
@@ -308,11 +249,8 @@ def _commanded(
         state, _ = runtime.encounters.state(encounter_id)
         policy = Policy.for_reader(reader_of(who), state.combatants)
         raise RuleViolation(refused.rule_id, policy.text(refused.detail)) from None
-    tell(
-        request.scope,
-        Told(ruleset, body.command, replay_key, tuple(r.source for r in answer.rolls)),
-    )
-    return _sent(_answer(answer, response, lens_for(runtime, who, encounter_id)))
+    counted.rolled(r.source for r in answer.rolls)
+    return answer
 
 
 @router.post("/v1/encounters/{encounter_id}/reveal", response_model=CommandAnswer)

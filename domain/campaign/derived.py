@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict
 
 from domain.campaign.model import UNBOOSTED_SLOTS, Item, Ratio, SheetHp, Stats
 from domain.rules.errors import RuleViolation
-from domain.rules.glorious_drive.cost import clamp_current_hp, max_hp_under_cost, skill_step_hp
+from domain.rules.glorious_drive.cost import clamp_current_hp, max_hp_under_cost
 from domain.rules.glorious_drive.hp_share import carried_ratio, entering_hp
 from domain.rules.glorious_drive.options import GloriousDriveOptions
 from domain.rules.glorious_drive.stats import boosted_unit_stats
@@ -71,27 +71,6 @@ def unit_max_hp(
     """GD-COST-1 for a unit: its boosted HP and capacity (GD-STAT-2), then the excess."""
     items = tuple(items)
     return max_hp_after_cost(unit_stats(base, items, piloting, options), items)
-
-
-def skill_step_max_hp(
-    base: Stats,
-    items: Iterable[Item],
-    skill_cost: int,
-    current_hp: int,
-    options: GloriousDriveOptions,
-) -> tuple[int, int]:
-    """GD-COST-3 (option GD-COST-3a): (max HP, current HP) during a costed skill's step."""
-    items = tuple(items)
-    stats = character_stats(base, items)
-    step = skill_step_hp(
-        stats["hp"],
-        stats["capacity"],
-        equipment_cost(items),
-        skill_cost,
-        current_hp,
-        options=options,
-    )
-    return step.step_max_hp, step.hp_in_step
 
 
 def hp_after_max_change(current_hp: int, ratio: Ratio, new_max: int) -> SheetHp:

@@ -11,13 +11,6 @@ from domain.errors import WrongState
 from domain.events import DomainEvent
 
 
-def at_version(stream_id: UUID, events: Sequence[DomainEvent], version: int) -> Encounter:
-    """The state after the first `version` events."""
-    if not 1 <= version <= len(events):
-        raise WrongState(f"version {version} is outside 1..{len(events)}")
-    return KIND.rebuild(stream_id, events[:version])
-
-
 def at_point(
     stream_id: UUID,
     events: Sequence[DomainEvent],

@@ -30,9 +30,6 @@ class DatabaseUrls:
         """Where shard `index` lives (the home database unless the settings name a cluster)."""
         return self.shards[index] if self.shards else self.service
 
-    def shard_owner(self, index: int) -> str:
-        return self.shard_owners[index] if self.shard_owners else self.owner
-
 
 class DatabaseUnavailable(RuntimeError):
     """PostgreSQL cannot be reached or started; the message says what to do."""

@@ -62,11 +62,6 @@ class ShardLogs:
                 continue
             self._clusters.setdefault(shard.url, _Cluster(shard.url, [])).shards.append(index)
 
-    @property
-    def remote(self) -> bool:
-        """True when some shard lives on a cluster other than home."""
-        return bool(self._clusters)
-
     def on_home(self, shard: int) -> bool:
         return self._cluster(shard) is None
 

@@ -54,7 +54,6 @@ from infra.services.executor import (
     IdempotencyKeyReused,
     StaleVersion,
     Write,
-    encoded,
 )
 from infra.services.ports import (
     LogHeadView,
@@ -138,7 +137,6 @@ __all__ = [
     "describe_scenarios",
     "describe_units",
     "dice_table_public",
-    "encoded",
     "is_unavailable",
     "line_of",
     "payload_of",

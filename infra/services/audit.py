@@ -3,7 +3,7 @@
 Read-only over the ledger. Each entry is one `RulingRecorded`, with the text of every rule it
 cites (from the digest shipped with Senki), the dice it used — each die recomputed from the
 revealed seed when there is one — the options it read, the `CommandIssued` that led to it and
-any dispute filed against it. `revealed_dice` is what `senki verify` runs over a whole shard.
+any dispute filed against it. `check_dice` is what `senki verify` runs on each revealed one.
 """
 
 from __future__ import annotations
@@ -341,15 +341,6 @@ def revealed_encounters(ledger: Ledger, *, shard: int = 0, page: int = 1000) -> 
         if len(batch) < page:
             return list(dict.fromkeys(found))
         start = batch[-1].id + 1
-
-
-def revealed_dice(ledger: Ledger) -> list[DiceFinding]:
-    """Recompute every die of every revealed encounter, on every shard."""
-    findings: list[DiceFinding] = []
-    for shard in range(len(ledger.shards)):
-        for encounter_id in revealed_encounters(ledger, shard=shard):
-            findings.append(check_dice(encounter_id, ledger.read(encounter_id, shard=shard), shard))
-    return findings
 
 
 def check_dice(encounter_id: UUID, recorded: Sequence[Recorded], shard: int = 0) -> DiceFinding:

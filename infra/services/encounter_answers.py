@@ -21,7 +21,6 @@ from domain.encounter import aggregate as encounter
 from domain.events import DomainEvent
 from domain.rules.records import EncounterDiceRolled, RulingRecorded
 from domain.rules.ruleset import LegalCommand
-from infra.services.built import built
 from infra.services.visibility import payload_of
 from projections.render import render
 
@@ -135,18 +134,16 @@ def awaited_die_of(state: encounter.Encounter) -> AwaitedDiePublic | None:
     if state.awaiting is None:
         return None
     die, pending = state.awaiting.die, state.awaiting.pending
-    return built(
-        AwaitedDiePublic,
+    return AwaitedDiePublic.model_construct(
         **die.model_dump(),
         command=pending.command_type,
         faces_entered=len(pending.faces),
     )
 
 
-# The answer is built (`built`: model_construct's result, without its per-field loop), not
-# validated: every value comes from a domain model that was validated when it was made, or
-# from its JSON dump, and validating it again (each payload value through JsonValue's tagged
-# union) was a sixth of a command's CPU.
+# The answer is built by `model_construct`, not validated: every value comes from a domain
+# model that was validated when it was made, or from its JSON dump, and validating it again
+# (each payload value through JsonValue's tagged union) was a sixth of a command's CPU.
 # tests/unit/test_encounter_answers.py checks that each answer a fight gives validates as is.
 
 
@@ -157,8 +154,7 @@ def command_answer(
     `version`: the facts (each with its version; the route redacts them as every read does),
     the rolls and rulings among them, and what is awaited next (issue 19)."""
     first = version - len(appended) + 1
-    return built(
-        CommandAnswer,
+    return CommandAnswer.model_construct(
         id=str(state.id),
         version=version,
         commitment=state.commitment,
@@ -166,8 +162,7 @@ def command_answer(
         rolls=[_roll(e.result) for e in appended if isinstance(e, EncounterDiceRolled)],
         rulings=[_ruling(e) for e in appended if isinstance(e, RulingRecorded)],
         facts=[_fact(e, first + i) for i, e in enumerate(appended)],
-        awaiting=built(
-            AwaitingNext,
+        awaiting=AwaitingNext.model_construct(
             # The procedure's `awaiting`, without building the rest of its point: the same
             # list, asked of the same state by the next command's legality check (cached).
             commands=list(_awaited(_named(encounter.legal_commands(state)))),
@@ -187,19 +182,18 @@ def _awaited(commands: tuple[tuple[str, str, str | None], ...]) -> tuple[Awaited
     """The commands awaited at a procedure point, as answered: a fight keeps coming back to
     the same few points (whose move it is), and each costs a model per command to build."""
     return tuple(
-        built(Awaited, command=command, issuer=issuer, combatant=combatant)
+        Awaited.model_construct(command=command, issuer=issuer, combatant=combatant)
         for command, issuer, combatant in commands
     )
 
 
 def _ruling(event: RulingRecorded) -> Ruling:
-    dumped = event.__pydantic_serializer__.to_python(event, mode="json", include=_RULING_FIELDS)
-    return built(Ruling, **dumped)
+    dumped = event.model_dump(mode="json", include=_RULING_FIELDS)
+    return Ruling.model_construct(**dumped)
 
 
 def _roll(result: RollResult) -> EncounterRoll:
-    return built(
-        EncounterRoll,
+    return EncounterRoll.model_construct(
         roll_seq=result.roll_seq,
         expression=result.expression,
         purpose=result.purpose,
@@ -218,8 +212,7 @@ def line_of(event: DomainEvent) -> LogLine:
 
 
 def _fact(event: DomainEvent, version: int) -> EventPublic:
-    return built(
-        EventPublic,
+    return EventPublic.model_construct(
         type=event.event_type,
         version=version,
         position=None,

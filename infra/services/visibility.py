@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from uuid import UUID
 
@@ -103,13 +103,6 @@ class VisibilityService:
         if policy.sees_all or not blocks:
             return Lens(policy)
         return Lens(policy, self._advanced(state.id, everyone(state)))
-
-    def lens_over(self, policy: Policy, everyone_: Policy, recorded: Iterable[Recorded]) -> Lens:
-        """A lens over events in hand (a replay, a bundle being built): no cache."""
-        fold = Blocks(everyone_)
-        for item in recorded:
-            fold.feed(item.version, item.event.event_type, payload_of(item.event))
-        return Lens(policy, fold)
 
     def _advanced(self, encounter_id: UUID, everyone_: Policy) -> Blocks:
         with self._lock:

@@ -279,34 +279,3 @@ def test_the_audit_recomputes_every_die_after_the_reveal(client: TestClient) -> 
     audit = fight.get("/audit", by="aoi").json()
     assert audit["all_verified"] is True
     assert len(audit["checks"]) == state["roll_count"] == 3
-
-
-def test_a_command_crosses_to_the_thread_pool_once(
-    client: TestClient, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Given a GM whose token the cache vouches for, when a command is sent, then its request
-    takes one thread-pool hop (the route: authorise, decide, append): the If-Match header, the
-    token and the answer are all handled on the event loop."""
-    import anyio.to_thread
-
-    from api import direct
-
-    fight = open_fight(client)
-    at = fight.version()
-    hops: list[str] = []
-    run_sync, in_thread = anyio.to_thread.run_sync, direct.in_thread
-
-    async def counted(func: Any, *args: Any, **kwargs: Any) -> Any:
-        hops.append(f"anyio: {getattr(func, '__qualname__', repr(func))}")
-        return await run_sync(func, *args, **kwargs)
-
-    async def counted_direct(call: Any) -> Any:  # the command route's own pool
-        hops.append(f"direct: {call!r}")
-        return await in_thread(call)
-
-    monkeypatch.setattr(anyio.to_thread, "run_sync", counted)
-    monkeypatch.setattr(direct, "in_thread", counted_direct)
-    rolled = fight.command({"command": "RollInitiative"}, version=at)
-    assert rolled.status_code == 200, rolled.text
-    assert len(hops) == 1, hops
-    assert rolled.headers["ETag"] == f'"{rolled.json()["version"]}"'

@@ -38,6 +38,17 @@ def value(samples: list[Sample], name: str, **labels: str) -> float:
     return found[0].value if found else 0.0
 
 
+def commands_timed(samples: list[Sample], status: str) -> float:
+    """How many encounter commands were answered with `status`, by the latency histogram."""
+    return value(
+        samples,
+        "senki_http_request_duration_seconds_count",
+        method="POST",
+        route=COMMANDS,
+        status=status,
+    )
+
+
 def commands(samples: list[Sample], ruleset: str, command: str, outcome: str) -> float:
     return value(samples, "senki_commands_total", ruleset=ruleset, command=command, outcome=outcome)
 
@@ -50,14 +61,7 @@ def test_requests_are_timed_by_route_template_and_commands_counted_by_kind(
 
     samples = scrape(client)
 
-    timed = value(
-        samples,
-        "senki_http_request_duration_seconds_count",
-        method="POST",
-        route=COMMANDS,
-        status="200",
-    )
-    assert timed == 4
+    assert commands_timed(samples, "200") == 4
     assert value(
         samples, "senki_http_request_duration_seconds_count", route="unmatched", status="404"
     )
@@ -121,6 +125,39 @@ def test_dice_are_counted_by_who_rolled_them_and_a_retry_counts_none(
     assert value(samples, "senki_dice_rolls_total", source="server") == 1
     assert commands(samples, "none", "roll", "accepted") == 1
     assert commands(samples, "none", "roll", "replayed") == 1
+
+
+def test_a_command_retried_with_its_key_counts_as_replayed_and_its_dice_once(
+    client: TestClient,
+) -> None:
+    """Counted where it is executed (the command route), from what the service answered."""
+    fight = open_fight(client)
+    sent = auth(fight.campaign.gm, **{"If-Match": f'"{fight.version()}"'}) | key()
+    path = f"/v1/encounters/{fight.id}/commands"
+    first = client.post(path, headers=sent, json={"command": "RollInitiative"})
+    again = client.post(path, headers=sent, json={"command": "RollInitiative"})
+    assert first.status_code == again.status_code == 200, first.text
+    assert again.json() == first.json()
+
+    samples = scrape(client)
+
+    assert commands(samples, "glorious_drive", "RollInitiative", "accepted") == 1
+    assert commands(samples, "glorious_drive", "RollInitiative", "replayed") == 1
+    rolled = len(first.json()["rolls"])
+    assert rolled > 0
+    assert value(samples, "senki_dice_rolls_total", source="server") == rolled
+
+
+def test_a_body_of_no_command_is_timed_but_counted_as_no_command(client: TestClient) -> None:
+    """Refused before the route reads it: no ruleset or command label is made from it."""
+    fight = open_fight(client)
+    refused = fight.command({"command": "NoSuchCommand"})
+    assert refused.status_code == 422, refused.text
+
+    samples = scrape(client)
+
+    assert commands_timed(samples, "422") == 1
+    assert not [s for s in samples if "NoSuchCommand" in str(s.labels)]
 
 
 def test_an_event_stream_is_timed_to_its_first_byte_while_it_still_streams(

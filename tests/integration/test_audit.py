@@ -20,9 +20,10 @@ from domain.encounter import aggregate as encounter
 from domain.encounter.disputes import file_dispute
 from domain.rules.records import RulingRecorded
 from infra.cli.audit import audit
-from infra.services.audit import AuditService, revealed_dice, revealed_encounters
+from infra.services.audit import AuditService, revealed_encounters
 from infra.services.encounters import Actor
 from infra.services.runtime import Runtime
+from infra.store.verify import collect
 from tests.support.databases import shard_count
 from tests.support.runtime import TEST_DICE_KEY, start_runtime
 from tests.unit.encounter.table import AT, sheet, weapon
@@ -145,7 +146,7 @@ def test_verify_recomputes_the_dice_of_revealed_encounters_only(runtime: Runtime
     assert revealed_encounters(runtime.ledger, shard=runtime.ledger.shard_of(revealed)) == [
         revealed
     ]
-    [finding] = revealed_dice(runtime.ledger)
+    [finding] = collect(runtime.ledger, []).dice  # what `senki verify` checks
     assert finding.encounter_id == revealed
     assert (finding.checked, finding.recomputed, finding.by_hand) == (4, 2, 2)
     assert finding.ok

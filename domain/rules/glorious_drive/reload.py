@@ -34,11 +34,6 @@ def loaded(interval: int, reload_time: int) -> WeaponAmmo:
     return WeaponAmmo(interval=interval, reload_time=reload_time, shots_left=interval)
 
 
-def can_attack(ammo: WeaponAmmo) -> bool:
-    """GD-RLD-1/3: ammunition left and no reload half-done."""
-    return ammo.shots_left > 0 and not ammo.reloading
-
-
 def after_attack(ammo: WeaponAmmo) -> WeaponAmmo:
     """GD-RLD-1: an attack spends one of the n; refused when empty or mid-reload (GD-RLD-3)."""
     if ammo.reloading:

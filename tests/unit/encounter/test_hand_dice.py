@@ -13,7 +13,6 @@ from domain.dice import commitment
 from domain.encounter import aggregate
 from domain.encounter.awaited import AwaitedRollWithdrawn, RollAwaited
 from domain.encounter.errors import NotPermitted, WrongState
-from domain.encounter.history import at_version
 from domain.encounter.record import CommandIssued, issue
 from domain.encounter.replay import replay
 from domain.encounter.snapshot import SNAPSHOTS
@@ -261,7 +260,7 @@ def test_replay_time_travel_audit_and_snapshots_treat_an_awaited_die_like_any_ot
     for face in (10, 1, 1):
         log.enter(face)
     # Time travel: the encounter as it stood while the evasion die was awaited.
-    then = at_version(FIGHT, log.events, waiting_at)
+    then = aggregate.KIND.rebuild(FIGHT, log.events[:waiting_at])
     assert then.awaiting is not None
     assert then.awaiting.die.purpose == "GD-REACT-1 evasion"
     assert aggregate.legal_commands(then)[0].command == "EnterDie"

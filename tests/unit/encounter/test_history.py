@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from domain.encounter.history import at_point, at_version
+from domain.encounter.history import at_point
 from domain.errors import WrongState
 from tests.unit.encounter.log import FIGHT, Log
 from tests.unit.encounter.table import sheet
@@ -22,11 +22,6 @@ def two_turns() -> Log:
         log.do("Cleanup", {"combatant_id": "brute"})
         log.do("ForgoAction", {"combatant_id": "brute", "note": "reels"})
     return log
-
-
-def test_the_state_at_a_version_is_the_first_events_folded() -> None:
-    log = two_turns()
-    assert at_version(FIGHT, log.events, 3).version == 3
 
 
 def test_the_start_of_turn_2_shows_the_hp_after_turn_1() -> None:
