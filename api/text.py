@@ -64,8 +64,8 @@ def _in_body(body: bytes, content_type: str) -> str | None:
     if "json" in content_type or not content_type:
         try:
             parsed = json.loads(body)
-        except ValueError:  # broken JSON: the route's own validation says where
-            parsed = _NOT_JSON
+        except (ValueError, RecursionError):  # broken, or deeper than the parser goes: the
+            parsed = _NOT_JSON  # route's own parsing refuses it with a 4xx, saying which
         if parsed is not _NOT_JSON:
             return next(_bad_in_json(parsed, "body"), None)
         if content_type:
@@ -80,17 +80,21 @@ _NOT_JSON = object()
 
 
 def _bad_in_json(value: Any, where: str) -> Iterator[str]:
-    if isinstance(value, str):
-        if holds_bad_character(value):
-            yield where
-    elif isinstance(value, dict):
-        for key, item in value.items():
-            if holds_bad_character(key):
-                yield f"{where} (a key)"
-            yield from _bad_in_json(item, f"{where}.{_shown(key)}")
-    elif isinstance(value, list):
-        for index, item in enumerate(value):
-            yield from _bad_in_json(item, f"{where}.{index}")
+    # Walked with a list, not recursion: a body nested as deep as the parser reads must not
+    # exhaust the stack here.
+    pending: list[tuple[Any, str]] = [(value, where)]
+    while pending:
+        item, at = pending.pop()
+        if isinstance(item, str):
+            if holds_bad_character(item):
+                yield at
+        elif isinstance(item, dict):
+            for key, inner in reversed(item.items()):
+                pending.append((inner, f"{at}.{_shown(key)}"))
+                if holds_bad_character(key):
+                    pending.append((key, f"{at} (a key)"))
+        elif isinstance(item, list):
+            pending += [(inner, f"{at}.{i}") for i, inner in reversed(list(enumerate(item)))]
 
 
 def _shown(name: str) -> str:
