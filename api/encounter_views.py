@@ -136,7 +136,6 @@ def event_public(recorded: Recorded, lens: Lens) -> EventPublic:
     event = recorded.event
     payload = lens.event(recorded.version, event.event_type, payload_of(event))
     assert isinstance(payload, dict)
-    line = line_of(event)
     return EventPublic(
         type=event.event_type,
         version=recorded.version,
@@ -144,7 +143,10 @@ def event_public(recorded: Recorded, lens: Lens) -> EventPublic:
         at=event.at,
         by=event.by,
         payload=payload,
-        line=LogLine(
-            en=lens.text(recorded.version, line.en), ja=lens.text(recorded.version, line.ja)
-        ),
+        line=seen_line(lens, recorded.version, line_of(event)),
     )
+
+
+def seen_line(lens: Lens, version: int, line: LogLine) -> LogLine:
+    """An event's line as the reader may see it: withheld exactly as the log read model's."""
+    return LogLine(en=lens.text(version, line.en), ja=lens.text(version, line.ja))

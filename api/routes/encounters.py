@@ -24,6 +24,7 @@ from api.encounter_views import (
     describe,
     lens_for,
     reader_of,
+    seen_line,
 )
 from api.metrics.commands import COMMANDS_ROUTE, CommandTallyDep, Counted
 from api.security import (
@@ -136,7 +137,10 @@ def _answer(answer: CommandAnswer, response: Response, seen: Lens | None = None)
             ],
             "facts": [
                 fact.model_copy(
-                    update={"payload": seen.event(fact.version, fact.type, fact.payload)}
+                    update={
+                        "payload": seen.event(fact.version, fact.type, fact.payload),
+                        "line": fact.line and seen_line(seen, fact.version, fact.line),
+                    }
                 )
                 for fact in answer.facts
             ],

@@ -65,8 +65,8 @@ class EventPublic(BaseModel):
     line: LogLine | None = Field(
         default=None,
         description="The event in words, in English and Japanese, as the encounter log reads "
-        "it (what the reader may not see withheld, as in the payload). Given by /events and "
-        "the live stream; null in a command's answer, whose facts are read there in words.",
+        "it (what the reader may not see withheld, as in the payload). Null only in an answer "
+        "stored before lines were given, replayed to a retry.",
     )
 
 
@@ -219,5 +219,5 @@ def _fact(event: DomainEvent, version: int) -> EventPublic:
         at=event.at,
         by=event.by,
         payload=payload_of(event),
-        line=None,  # read in words from /events, where the reader's lens withholds what it must
+        line=line_of(event),  # withheld for a reader as the payload is, by the route
     )
