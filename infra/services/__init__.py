@@ -66,7 +66,9 @@ from infra.services.units import describe as describe_units
 from infra.services.visibility import Lens, payload_of
 from infra.store.connect import ShardUnavailable
 from infra.store.ledger import ConcurrencyConflict, StreamMoved, is_unavailable
+from infra.store.log_tree import Inclusion, NoSuchLeaf, ShardTree, TreeDisagrees
 from infra.store.mapper import Recorded
+from infra.store.merkle import ProofError
 from infra.store.snapshot_seal import RefusedSnapshotsCollector
 from infra.store.stream_page import read_page
 
@@ -88,6 +90,7 @@ __all__ = [
     "EventPublic",
     "Idempotency",
     "IdempotencyKeyReused",
+    "Inclusion",
     "Injury",
     "InjuryPublic",
     "InvalidToken",
@@ -95,12 +98,14 @@ __all__ = [
     "Lens",
     "LogHeadView",
     "Member",
+    "NoSuchLeaf",
     "NotBuilt",
     "Outcome",
     "Participant",
     "Principal",
     "PrincipalRole",
     "ProjectionPositionView",
+    "ProofError",
     "RandPublic",
     "RatioPublic",
     "Recorded",
@@ -116,12 +121,14 @@ __all__ = [
     "ScenarioPublic",
     "SenkiPort",
     "ShardDownView",
+    "ShardTree",
     "ShardUnavailable",
     "SkillPublic",
     "SlotKind",
     "StaleVersion",
     "StreamMoved",
     "TokenIssued",
+    "TreeDisagrees",
     "Unavailable",
     "UnitPublic",
     "UnitSheet",
