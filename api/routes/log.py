@@ -106,7 +106,7 @@ def head(senki: SenkiDep, runtime: RuntimeDep) -> LogHeads:
 
 
 @router.get("/key", response_model=LogKeys)
-def key(runtime: RuntimeDep) -> LogKeys:
+def log_key(runtime: RuntimeDep) -> LogKeys:
     """The keys checkpoints are signed with, and each shard's origin (docs/witnesses.md)."""
     return LogKeys(vkeys=runtime.log_trees.vkeys, origins=runtime.log_trees.origins)
 
@@ -116,7 +116,7 @@ def key(runtime: RuntimeDep) -> LogKeys:
     response_class=PlainTextResponse,
     responses={503: {"description": "The tree disagrees with the log; the evidence."}},
 )
-def checkpoint(shard: int, runtime: RuntimeDep) -> PlainTextResponse:
+def log_checkpoint(shard: int, runtime: RuntimeDep) -> PlainTextResponse:
     """The shard's latest signed checkpoint (C2SP tlog-checkpoint), signed now if it grew."""
     note = _tree(runtime, shard).checkpoint()
     return PlainTextResponse(note, media_type="text/plain; charset=utf-8")
@@ -134,11 +134,15 @@ def _b64(hashes: list[bytes]) -> list[str]:
 
 
 @router.get("/{shard}/consistency", response_model=ConsistencyProof)
-def consistency(
+def log_consistency(
     shard: int,
     runtime: RuntimeDep,
-    first: int = Query(ge=0, description="The smaller tree size (a checkpoint you kept)."),
-    second: int = Query(ge=0, description="The larger tree size (the latest checkpoint)."),
+    first: int = Query(
+        ge=0, le=2**63 - 1, description="The smaller tree size (a checkpoint you kept)."
+    ),
+    second: int = Query(
+        ge=0, le=2**63 - 1, description="The larger tree size (the latest checkpoint)."
+    ),
 ) -> ConsistencyProof:
     """RFC 9162 §2.1.4: the proof that the tree of `second` leaves extends that of `first`."""
     try:
@@ -149,12 +153,16 @@ def consistency(
 
 
 @router.get("/{shard}/inclusion", response_model=InclusionProof)
-def inclusion(
+def log_inclusion(
     shard: int,
     runtime: RuntimeDep,
     who: PrincipalDep,
-    position: int = Query(ge=1, description="The event's position in the shard's log."),
-    size: int = Query(ge=1, description="The tree size of the checkpoint to prove against."),
+    position: int = Query(
+        ge=1, le=2**63 - 1, description="The event's position in the shard's log."
+    ),
+    size: int = Query(
+        ge=1, le=2**63 - 1, description="The tree size of the checkpoint to prove against."
+    ),
 ) -> InclusionProof:
     """RFC 9162 §2.1.3: the proof that the event at `position` is in the tree of `size`."""
     tree = _tree(runtime, shard)

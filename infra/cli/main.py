@@ -210,6 +210,32 @@ def demo(
 
 
 @app.command()
+def witness(
+    base_url: Annotated[str, typer.Argument(help="The Senki API, e.g. https://senki.example.org")],
+    state: Annotated[
+        Path, typer.Option(help="Where this witness keeps each shard's last checkpoint.")
+    ],
+    vkey: Annotated[
+        str | None,
+        typer.Option(help="The log's verifier key (GET /v1/log/key); else trusted on first use."),
+    ] = None,
+    delay: Annotated[
+        float, typer.Option(help="Seconds a checkpoint may lag the log's head (signing delay).")
+    ] = 1.0,
+) -> None:
+    """Check that each shard's log still extends the checkpoint kept from the last run (its
+    signature, a consistency proof), and keep the new one: exit 1 with the evidence when it
+    does not or will not prove it, 3 when the service cannot be reached (docs/witnesses.md)."""
+    import httpx
+
+    from infra.cli.witness import run_witness
+
+    with httpx.Client(base_url=base_url, timeout=30) as http:
+        code = run_witness(http, state, vkey, typer.echo, delay)
+    raise typer.Exit(code)
+
+
+@app.command()
 def config() -> None:
     """Print the effective settings, secrets masked."""
     table = Table("setting", "value", title="Effective settings (SENKI_* variables)")

@@ -1,0 +1,213 @@
+"""Every player a witness (issue 37): a superuser who rewrites the log is caught by a witness
+that kept an earlier checkpoint.
+
+Given a fight, and a witness (`senki witness`, its state in a file) that kept each shard's
+checkpoint; when a superuser edits (and relinks), deletes, inserts or reorders an event, or
+cuts the tail — whether or not they also wipe the stored checkpoints, and whether the service
+is restarted or still running — then the witness's next run exits 1 with the evidence: the log
+refuses to sign (503, the first disagreeing leaf), cannot prove consistency, or shrank. An edit
+that leaves the chain broken keeps every chain hash, so the tree cannot see it: that is
+`senki verify`'s (tests/integration/test_tamper_matrix.py), and the table page's bundle check.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from fastapi.testclient import TestClient
+from typer.testing import CliRunner
+
+from api.app import create_app
+from infra import bootstrap
+from infra.cli.main import app as cli
+from infra.cli.witness import FAILED, OK, UNREACHABLE, run_witness
+from infra.services.runtime import Runtime
+from infra.store.bundle import export_bundle
+from tests.integration.test_audit import small_fight
+from tests.integration.test_tamper_matrix import (
+    Table,
+    cut_tail,
+    delete,
+    edit_rechained,
+    edited_die,
+    insert,
+    reorder,
+)
+from tests.support.runtime import settings_for, start_runtime
+
+pytestmark = pytest.mark.postgres
+
+
+@dataclass
+class Witnessed:
+    """The fight, and the file in which a witness kept its checkpoints."""
+
+    table: Table
+    state: Path
+    app_url: str
+    owner_url: str
+
+    def run(self, runtime: Runtime | None = None, **settings: Any) -> tuple[int, str]:
+        """One witness run against the service as it now starts (or `runtime`)."""
+        started = runtime or bootstrap.start(
+            settings_for(self.app_url, self.owner_url).model_copy(update=settings)
+        )
+        lines: list[str] = []
+        try:
+            with TestClient(create_app(lambda: started, lambda _: None)) as client:
+                code = run_witness(client, self.state, None, lines.append, delay=0.01)
+        finally:
+            if runtime is None:
+                started.close()
+        return code, "\n".join(lines)
+
+
+@pytest.fixture
+def witnessed(app_url: str, owner_url: str, tmp_path: Path) -> Witnessed:
+    runtime = start_runtime(app_url, owner_url)
+    try:
+        fight = small_fight(runtime, reveal=False)
+        shard = runtime.ledger.shard_of(fight)
+        rows = export_bundle(runtime.ledger, fight)["events"]
+        head = runtime.ledger.head(shard=shard)
+    finally:
+        runtime.close()
+    table = Table(
+        app_url,
+        owner_url,
+        fight,
+        shard,
+        {e["version"]: e["position"] for e in rows},
+        {e["version"]: e["topic"] for e in rows},
+        f"{head.shard}:{head.position}:{head.chain_hash}",
+        head.position,
+        {},
+    )
+    kept = Witnessed(table, tmp_path / "witness.json", app_url, owner_url)
+    code, output = kept.run()
+    assert code == OK, output
+    return kept
+
+
+def wipe_checkpoints(t: Table) -> None:
+    """What a superuser covering their tracks also does: forget every checkpoint signed."""
+    t.sql(f"DELETE FROM senki.checkpoints_{t.shard}")
+
+
+TAMPERINGS: dict[str, Callable[[Table], str]] = {
+    "edit, chain recomputed": edit_rechained,
+    "edited die, chain recomputed": edited_die,
+    "delete": delete,
+    "insert": insert,
+    "reorder": reorder,
+    "cut tail": cut_tail,
+}
+
+
+@pytest.mark.parametrize("wiped", [False, True], ids=["checkpoints kept", "checkpoints wiped"])
+@pytest.mark.parametrize("name", list(TAMPERINGS))
+def test_a_witness_holding_an_earlier_checkpoint_catches_the_rewrite(
+    witnessed: Witnessed, name: str, wiped: bool
+) -> None:
+    assert witnessed.run()[0] == OK  # untouched, the log still extends what was kept
+    TAMPERINGS[name](witnessed.table)
+    if wiped:
+        wipe_checkpoints(witnessed.table)
+    code, evidence = witnessed.run()
+    assert code == FAILED, evidence
+    if wiped:  # the log signs its new history, which no proof joins to the kept one
+        assert "the consistency proof" in evidence or "shrank" in evidence, evidence
+        assert "--- kept ---" in evidence
+    else:  # the log itself sees the stored checkpoints disagree, and refuses
+        assert "log-tree-disagrees" in evidence
+        assert "first disagreeing leaf" in evidence
+
+
+def test_the_running_service_refuses_to_sign_once_its_tree_and_log_part(
+    witnessed: Witnessed,
+) -> None:
+    t = witnessed.table
+    runtime = start_runtime(t.app_url, t.owner_url)
+    try:
+        with TestClient(create_app(lambda: runtime, lambda _: None)) as client:
+            assert client.get(f"/v1/log/{t.shard}/checkpoint").status_code == 200
+            edit_rechained(t)
+            small_fight(runtime, reveal=False)  # the log grows: a checkpoint is due
+            refused = client.get(f"/v1/log/{t.shard}/checkpoint")
+            proof = client.get(f"/v1/log/{t.shard}/consistency", params={"first": 1, "second": 2})
+        code, evidence = witnessed.run(runtime)
+    finally:
+        runtime.close()
+    assert refused.status_code == 503, refused.text
+    found = refused.json()["evidence"]
+    edited = t.positions[t.version_of("CombatantJoined.v1")]
+    assert found["position"] == edited, found
+    assert "rewritten" in found["detail"]
+    assert proof.status_code == 503
+    assert code == FAILED, evidence
+
+
+def test_a_checkpoint_signed_with_another_key_is_refused(witnessed: Witnessed) -> None:
+    """The host swaps the log's key (a forged checkpoint): the witness kept the real vkey."""
+    code, evidence = witnessed.run(log_key_names=["forged.example"])
+    assert code == FAILED, evidence
+    assert "does not verify" in evidence
+
+
+class StaleLog:
+    """A host that keeps serving the checkpoint the witness already has while the log grows."""
+
+    def __init__(self, client: TestClient, note: str) -> None:
+        self.client, self.note = client, note
+
+    def get(self, path: str) -> httpx.Response:
+        if path.endswith("/checkpoint"):
+            return httpx.Response(200, text=self.note)
+        return self.client.get(path)
+
+
+def test_a_log_whose_checkpoint_lags_its_head_past_the_signing_delay_is_reported(
+    witnessed: Witnessed,
+) -> None:
+    t = witnessed.table
+    runtime = start_runtime(t.app_url, t.owner_url)
+    try:
+        with TestClient(create_app(lambda: runtime, lambda _: None)) as client:
+            old = client.get(f"/v1/log/{t.shard}/checkpoint").text
+            small_fight(runtime, reveal=False)
+            lines: list[str] = []
+            code = run_witness(
+                StaleLog(client, old),  # type: ignore[arg-type]
+                witnessed.state,
+                None,
+                lines.append,
+                delay=0.01,
+            )
+    finally:
+        runtime.close()
+    assert code == FAILED
+    assert "stopped signing" in "\n".join(lines)
+
+
+def test_an_unreachable_service_is_exit_3_from_the_command_line(tmp_path: Path) -> None:
+    result = CliRunner().invoke(
+        cli, ["witness", "http://127.0.0.1:9", "--state", str(tmp_path / "w.json")]
+    )
+    assert result.exit_code == UNREACHABLE, result.output
+    assert "UNREACHABLE" in result.output
+
+
+def test_the_witness_keeps_each_shards_checkpoint_and_the_trusted_key(
+    witnessed: Witnessed,
+) -> None:
+    kept = json.loads(witnessed.state.read_text())
+    assert kept["vkey"].count("+") >= 2
+    note = kept["checkpoints"][str(witnessed.table.shard)]
+    assert len(base64.b64decode(note.split("\n")[2])) == 32  # the root the checkpoint carries
