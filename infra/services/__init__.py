@@ -40,6 +40,7 @@ from infra.services.encounter_answers import (
     CommandAnswer,
     DisputeAnswer,
     EncounterRoll,
+    EventLog,
     EventPublic,
     Ruling,
     awaited_die_of,
@@ -66,7 +67,7 @@ from infra.services.units import describe as describe_units
 from infra.services.visibility import Lens, payload_of
 from infra.store.connect import ShardUnavailable
 from infra.store.ledger import ConcurrencyConflict, StreamMoved, is_unavailable
-from infra.store.log_tree import Inclusion, NoSuchLeaf, ShardTree, TreeDisagrees
+from infra.store.log_tree import Inclusion, LogEntry, NoSuchLeaf, ShardTree, TreeDisagrees
 from infra.store.mapper import Recorded
 from infra.store.merkle import ProofError
 from infra.store.snapshot_seal import RefusedSnapshotsCollector
@@ -87,6 +88,7 @@ __all__ = [
     "DisputeAnswer",
     "EncounterRoll",
     "Entry",
+    "EventLog",
     "EventPublic",
     "Idempotency",
     "IdempotencyKeyReused",
@@ -96,6 +98,7 @@ __all__ = [
     "InvalidToken",
     "ItemPublic",
     "Lens",
+    "LogEntry",
     "LogHeadView",
     "Member",
     "NoSuchLeaf",

@@ -50,6 +50,15 @@ class AwaitedDiePublic(BaseModel):
     faces_entered: int = Field(description="Faces entered for that command so far.")
 
 
+class EventLog(BaseModel):
+    """Where an event stands in its shard's Merkle tree: what to ask an inclusion proof of."""
+
+    shard: int
+    position: int
+    leaf_index: int
+    chain_hash: str = Field(description="The event's chain link (hex): its leaf in the tree.")
+
+
 class EventPublic(BaseModel):
     type: str
     version: int = Field(description="The encounter's version after this event (the cursor).")
@@ -57,6 +66,11 @@ class EventPublic(BaseModel):
     at: datetime
     by: str
     payload: dict[str, JsonValue]
+    log: EventLog | None = Field(
+        default=None,
+        description="The event's leaf in its shard's tree (docs/witnesses.md); absent while "
+        "the tree disagrees with the log.",
+    )
 
 
 class EncounterRoll(BaseModel):
@@ -208,4 +222,5 @@ def _fact(event: DomainEvent, version: int) -> EventPublic:
         at=event.at,
         by=event.by,
         payload=payload_of(event),
+        log=None,  # a command's facts are answered before their positions are read back
     )

@@ -69,6 +69,16 @@ class NoSuchLeaf(LookupError):
 
 
 @dataclass(frozen=True)
+class LogEntry:
+    """An event's place in its shard's log and tree, as every reader is given it."""
+
+    shard: int
+    position: int
+    leaf_index: int
+    chain_hash: str
+
+
+@dataclass(frozen=True)
 class Inclusion:
     leaf_index: int
     tree_size: int
@@ -85,6 +95,7 @@ class ShardTree:
         self.signer, self.verifiers = signer, verifiers
         self._tree = Tree()
         self._positions = array("q")
+        self._links = bytearray()  # the leaves themselves: each event's chain hash, in order
         self._built = False
         self._lock = threading.Lock()
         self.broken: Disagreement | None = None
@@ -120,6 +131,24 @@ class ShardTree:
         with self._lock:
             self._sync()
             return self._rank(position)
+
+    def entries(self, positions: list[int]) -> dict[int, LogEntry]:
+        """Where each of these events stands in the tree (those it holds); reading events
+        never fails on the tree: while it disagrees with the log, none is given."""
+        with self._lock:
+            last = self._positions[-1] if self._positions else 0
+            try:
+                if not self._built or any(p > last for p in positions):
+                    self._sync()
+            except TreeDisagrees:
+                return {}
+            found = {}
+            for position in positions:
+                index = self._rank(position)
+                if index is not None:
+                    link = bytes(self._links[index * 32 : index * 32 + 32])
+                    found[position] = LogEntry(self.index, position, index, link.hex())
+            return found
 
     def tree_size(self) -> int:
         with self._lock:
@@ -161,6 +190,7 @@ class ShardTree:
                 )
             self._tree.append(chain_hash)
             self._positions.append(position)
+            self._links += chain_hash
 
     def _check_kept(self) -> None:
         """The leaves held still are the log's first events (see the module's docstring)."""
@@ -323,6 +353,9 @@ class LogTrees:
         if not 0 <= shard < len(self.trees):
             raise NoSuchLeaf(f"there is no shard {shard}; this log has {len(self.trees)}")
         return self.trees[shard]
+
+    def entries(self, shard: int, positions: list[int | None]) -> dict[int, LogEntry]:
+        return self.tree(shard).entries([p for p in positions if p is not None])
 
     def campaign_at(self, shard: int, position: int) -> UUID | None:
         """The campaign whose stream holds the event at `position` (NoSuchLeaf if none does):

@@ -14,6 +14,7 @@ from fastapi.testclient import TestClient
 
 from infra.services.runtime import Runtime
 from tests.api.conftest import Campaign, auth, open_campaign
+from tests.api.fight import started_fight
 from tests.support import transparency as independent
 
 pytestmark = pytest.mark.postgres
@@ -175,3 +176,29 @@ def test_the_head_says_how_many_events_each_shards_tree_holds(
     shard = shard_of(runtime, campaign)
     heads = client.get("/v1/log/head").json()["heads"]
     assert heads[shard]["tree_size"] == len(leaves(owner_url, shard))
+
+
+def test_every_event_a_reader_gets_names_its_leaf_and_its_inclusion_proof_holds(
+    client: TestClient,
+) -> None:
+    fight = started_fight(client)
+    player = fight.tokens["aoi"]
+    events = fight.get("/events", by="aoi").json()["events"]
+    streamed = client.get(
+        f"/v1/encounters/{fight.id}/stream", params={"after": 0, "limit": 2}, headers=auth(player)
+    ).text
+    log = events[-1]["log"]
+    assert [e["log"]["position"] for e in events] == [e["position"] for e in events]
+    assert f'"leaf_index":{events[1]["log"]["leaf_index"]}' in streamed.replace(" ", "")
+    _, signed = checkpoint(client, log["shard"])
+    proof = client.get(
+        f"/v1/log/{log['shard']}/inclusion",
+        params={"position": log["position"], "size": signed.size},
+        headers=auth(player),
+    ).json()
+    assert proof["leaf_index"] == log["leaf_index"]
+    leaf = bytes.fromhex(log["chain_hash"])
+    root = independent.root_from_inclusion(
+        log["leaf_index"], signed.size, leaf, b64(proof["hashes"])
+    )
+    assert root == signed.root
