@@ -153,6 +153,13 @@ def verify(
     as_json: Annotated[
         bool, typer.Option("--json", help="Print the findings as JSON (not with --bundle).")
     ] = False,
+    vkey: Annotated[
+        str | None,
+        typer.Option(
+            help="With --bundle: the log's verifier key, to check its checkpoint's "
+            "signature (GET /v1/log/key)."
+        ),
+    ] = None,
 ) -> None:
     """Recompute the hash chain of every shard, check every snapshot and what points past each
     log's end, and the dice of revealed encounters; exit 1 naming the first bad position.
@@ -164,7 +171,7 @@ def verify(
         if as_json:
             errors.print("[red]error:[/] --json reports on the database; drop it with --bundle")
             raise typer.Exit(2)
-        raise typer.Exit(run_verify_bundle(bundle, console))
+        raise typer.Exit(run_verify_bundle(bundle, console, vkey))
     from infra.store.verify import run_verify
 
     raise typer.Exit(run_verify(Settings(), console, expect_head or [], as_json=as_json))

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from uuid import UUID
 
 import httpx
 import pytest
@@ -29,18 +30,24 @@ from infra import bootstrap
 from infra.cli.main import app as cli
 from infra.cli.witness import FAILED, OK, UNREACHABLE, run_witness
 from infra.services.runtime import Runtime
-from infra.store.bundle import export_bundle
+from infra.store.bundle import export_bundle, verify_bundle
+from infra.store.bundle_proofs import with_proofs
+from infra.store.chain import ChainRow, link
+from infra.store.note import derive_signer
 from tests.integration.test_audit import small_fight
 from tests.integration.test_tamper_matrix import (
     Table,
     cut_tail,
+    cut_tail_unwitnessed,
     delete,
     edit_rechained,
     edited_die,
     insert,
     reorder,
 )
+from tests.support import transparency as independent
 from tests.support.runtime import settings_for, start_runtime
+from tests.support.tampering import senki_verify
 
 pytestmark = pytest.mark.postgres
 
@@ -211,3 +218,86 @@ def test_the_witness_keeps_each_shards_checkpoint_and_the_trusted_key(
     assert kept["vkey"].count("+") >= 2
     note = kept["checkpoints"][str(witnessed.table.shard)]
     assert len(base64.b64decode(note.split("\n")[2])) == 32  # the root the checkpoint carries
+
+
+# --- the audit bundle, pinned to the signed log ---------------------------------------------
+
+
+def pinned_bundle(app_url: str, owner_url: str) -> tuple[dict[str, Any], str]:
+    runtime = start_runtime(app_url, owner_url)
+    try:
+        fight = small_fight(runtime, reveal=False)
+        bundle = with_proofs(export_bundle(runtime.ledger, fight), runtime.log_trees)
+        vkey = runtime.log_trees.vkeys[-1]
+    finally:
+        runtime.close()
+    return json.loads(json.dumps(bundle)), vkey
+
+
+def test_a_bundle_carries_a_checkpoint_and_every_events_inclusion_proof(
+    app_url: str, owner_url: str
+) -> None:
+    bundle, vkey = pinned_bundle(app_url, owner_url)
+    report = verify_bundle(bundle, vkey)
+    assert report.ok, [str(p) for p in report.problems]
+    assert f"signed by {vkey}" in report.pinned
+    assert "NOT checked" in verify_bundle(bundle).pinned
+    for event in bundle["events"]:
+        proof = event["inclusion"]
+        leaf = bytes.fromhex(event["chain_hash"])
+        hashes = [base64.b64decode(h) for h in proof["hashes"]]
+        signed = independent.open_checkpoint(bundle["checkpoint"], independent.parse_vkey(vkey))
+        assert independent.root_from_inclusion(
+            proof["leaf_index"], proof["tree_size"], leaf, hashes
+        ) == (signed.root)
+
+
+def test_a_forged_bundle_whose_links_were_recomputed_fails_its_inclusion_proof(
+    app_url: str, owner_url: str
+) -> None:
+    """The last event edited and its link recomputed, the head with it: the chain checks of
+    the bundle hold, only the signed checkpoint can tell."""
+    bundle, vkey = pinned_bundle(app_url, owner_url)
+    last = bundle["events"][-1]
+    edited = last["state"].replace('"by":"gm"', '"by":"p1"', 1)
+    assert edited != last["state"], last["state"]
+    last["state"] = edited
+    row = ChainRow(
+        last["position"],
+        UUID(bundle["encounter_id"]),
+        last["version"],
+        last["topic"],
+        last["state"].encode(),
+        last["chain_prev"],
+        None,
+    )
+    last["chain_hash"] = link(bytes.fromhex(last["prev_hash"]), row).hex()
+    if bundle["head"]["position"] == last["position"]:
+        bundle["head"]["chain_hash"] = last["chain_hash"]
+    problems = [str(p) for p in verify_bundle(bundle, vkey).problems]
+    assert problems == [
+        f"position {last['position']}, version {last['version']}: the event's chain hash is not "
+        f"leaf {last['inclusion']['leaf_index']} of the signed checkpoint: the bundle is not "
+        "what the log holds"
+    ]
+
+
+def test_a_bundle_with_a_checkpoint_of_another_key_is_refused(app_url: str, owner_url: str) -> None:
+    bundle, _ = pinned_bundle(app_url, owner_url)
+    other = derive_signer(bytes(32), "forged.example").verifier.vkey
+    problems = [str(p) for p in verify_bundle(bundle, other).problems]
+    assert any("the checkpoint does not verify" in p for p in problems), problems
+
+
+def test_senki_verify_proves_a_cut_tail_by_a_checkpoint_larger_than_the_log(
+    witnessed: Witnessed,
+) -> None:
+    """Every other cross-reference removed too: the signed checkpoint still says how far the
+    log went."""
+    t = witnessed.table
+    assert senki_verify(t.app_url, t.owner_url).code == 0
+    cut_tail_unwitnessed(t)
+    verdict = senki_verify(t.app_url, t.owner_url, columns=300)
+    assert verdict.code == 1, verdict.output
+    assert f"FAIL shard {t.shard}: its Merkle tree: a checkpoint of" in verdict.output
+    assert "events were removed from its tail" in verdict.output
