@@ -183,8 +183,9 @@ class Settings(BaseSettings):
     log_key_names: list[str] = Field(
         default_factory=list,
         description="Names of the log's signing keys, oldest first, as a JSON list; each key is "
-        "derived from the master key by its name, the last one signs, and every one's verifier "
-        "key stays published (append a name to rotate). Empty: one key named after the origin.",
+        "derived from the master key by its name, each signs every new checkpoint and every "
+        "verifier key is published (append a name to rotate, remove one to retire it). Empty: "
+        "one key named after the origin.",
     )
     log_signing_delay: float = Field(
         default=1.0,

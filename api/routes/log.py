@@ -23,6 +23,7 @@ from infra.services import (
     Runtime,
     ShardTree,
     TreeDisagrees,
+    is_unavailable,
 )
 
 router = APIRouter(prefix="/v1/log", tags=["log"])
@@ -61,7 +62,7 @@ class LogHeads(BaseModel):
 
 class LogKeys(BaseModel):
     vkeys: list[str] = Field(
-        description="C2SP signed-note verifier keys, oldest first; the last one signs now."
+        description="C2SP signed-note verifier keys, oldest first; each signs every new checkpoint."
     )
     origins: list[str] = Field(description="Each shard's checkpoint origin, in shard order.")
 
@@ -77,10 +78,15 @@ class InclusionProof(BaseModel):
 
 
 def _size(runtime: Runtime, shard: int) -> int | None:
+    """The tree's size, when it can be had at once: the head is read by health checks too."""
     try:
-        return runtime.log_trees.tree(shard).tree_size()
+        return runtime.log_trees.tree(shard).tree_size_if_built()
     except TreeDisagrees:
         return None
+    except Exception as error:
+        if is_unavailable(error):  # the head itself was read: report it, without the size
+            return None
+        raise
 
 
 @router.get("/head", response_model=LogHeads, response_model_exclude_none=True)

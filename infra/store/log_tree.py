@@ -37,6 +37,7 @@ from infra.store.note import (
     Verifier,
     derive_signer,
     open_checkpoint,
+    sign_note,
 )
 
 
@@ -86,13 +87,12 @@ class Inclusion:
 
 
 class ShardTree:
-    """One shard's tree, its leaves' log positions, and its signer; thread-safe."""
+    """One shard's tree, its leaves' log positions, and its signers; thread-safe."""
 
-    def __init__(
-        self, shard: Shard, index: int, origin: str, signer: Signer, verifiers: list[Verifier]
-    ) -> None:
+    def __init__(self, shard: Shard, index: int, origin: str, signers: list[Signer]) -> None:
         self.shard, self.index, self.origin = shard, index, origin
-        self.signer, self.verifiers = signer, verifiers
+        self.signers = signers
+        self.verifiers = [signer.verifier for signer in signers]
         self._tree = Tree()
         self._positions = array("q")
         self._links = bytearray()  # the leaves themselves: each event's chain hash, in order
@@ -152,6 +152,15 @@ class ShardTree:
 
     def tree_size(self) -> int:
         with self._lock:
+            self._sync()
+            return self._tree.size
+
+    def tree_size_if_built(self) -> int | None:
+        """The size now, unless the tree was never built in this process (a build reads the
+        whole log: the head route, which everyone polls, never waits for one)."""
+        with self._lock:
+            if not self._built:
+                return None
             self._sync()
             return self._tree.size
 
@@ -281,7 +290,7 @@ class ShardTree:
 
     def _sign(self) -> str:
         size = self._tree.size
-        note = self.signer.sign(Checkpoint(self.origin, size, self._tree.root()).text)
+        note = sign_note(Checkpoint(self.origin, size, self._tree.root()).text, self.signers)
         table = self.shard.table(self.shard.tables.checkpoints)
         insert = SQL(
             "INSERT INTO {0} (tree_size, note) VALUES (%s, %s) ON CONFLICT DO NOTHING"
@@ -395,7 +404,7 @@ def log_trees(settings: Settings, ledger: Ledger, master_key: bytes) -> LogTrees
     base = settings.log_origin_base()
     return LogTrees(
         [
-            ShardTree(shard, index, f"{base}/shard/{index}", signers[-1], verifiers)
+            ShardTree(shard, index, f"{base}/shard/{index}", signers)
             for index, shard in enumerate(ledger.shards)
         ],
         verifiers,

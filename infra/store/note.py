@@ -76,11 +76,20 @@ class Signer:
 
     def sign(self, text: str) -> str:
         """The signed note: the text, a blank line, this key's signature line."""
-        if not text.endswith("\n"):
-            raise ValueError("a note's text ends with a newline")
+        return sign_note(text, [self])
+
+    def line(self, text: str) -> str:
         signature = self.private.sign(text.encode())
         blob = base64.b64encode(key_id(self.name, self.verifier.public) + signature).decode()
-        return f"{text}\n{_DASH}{self.name} {blob}\n"
+        return f"{_DASH}{self.name} {blob}\n"
+
+
+def sign_note(text: str, signers: list[Signer]) -> str:
+    """The text signed by every signer: a witness that trusts any one of the keys verifies it,
+    so a key rotation (a new name appended) does not strand the witnesses of the old key."""
+    if not text.endswith("\n"):
+        raise ValueError("a note's text ends with a newline")
+    return text + "\n" + "".join(signer.line(text) for signer in signers)
 
 
 def derive_signer(master_key: bytes, name: str) -> Signer:

@@ -168,6 +168,26 @@ def test_a_checkpoint_signed_with_another_key_is_refused(witnessed: Witnessed) -
     assert "does not verify" in evidence
 
 
+def test_a_witness_of_the_old_key_follows_the_log_through_a_key_rotation(
+    witnessed: Witnessed,
+) -> None:
+    """A rotation appends a key name: checkpoints are signed by every listed key, so the
+    witness that trusted the old one still verifies them, and the new vkey is published."""
+    rotated = {"log_key_names": ["127.0.0.1:8000", "senki.example/2027"]}
+    settings = settings_for(witnessed.app_url, witnessed.owner_url).model_copy(update=rotated)
+    runtime = bootstrap.start(settings)
+    try:
+        small_fight(runtime, reveal=False)  # the log grows: the next checkpoint is signed anew
+        code, output = witnessed.run(runtime)
+    finally:
+        runtime.close()
+    assert code == OK, output
+    kept = json.loads(witnessed.state.read_text())
+    note = kept["checkpoints"][str(witnessed.table.shard)]
+    assert "\u2014 127.0.0.1:8000 " in note
+    assert "\u2014 senki.example/2027 " in note
+
+
 class StaleLog:
     """A host that keeps serving the checkpoint the witness already has while the log grows."""
 
