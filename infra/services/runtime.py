@@ -43,7 +43,7 @@ from infra.services.watched_states import WatchedStates
 from infra.settings import Settings
 from infra.store.connect import ShardUnavailable, probe_clusters
 from infra.store.ledger import Ledger, is_unavailable
-from infra.store.log_tree import log_trees
+from infra.store.log_trees import log_trees
 
 log = logging.getLogger("senki.bootstrap")
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import base64
 from typing import Any
 
-from infra.store.log_tree import LogTrees
+from infra.store.log_trees import LogTrees
 from infra.store.merkle import verify_inclusion
 from infra.store.note import (
     Checkpoint,

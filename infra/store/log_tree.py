@@ -22,20 +22,15 @@ from bisect import bisect_left
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
-from uuid import UUID
 
 from psycopg.sql import SQL
 
-from domain.campaign.campaign import CampaignOpened
-from infra.settings import Settings
-from infra.store.ledger import Ledger, Shard
+from infra.store.ledger import Shard
 from infra.store.merkle import Tree, leaf_hash
 from infra.store.note import (
     Checkpoint,
     NoteRefused,
     Signer,
-    Verifier,
-    derive_signer,
     open_checkpoint,
     sign_note,
 )
@@ -109,8 +104,20 @@ class ShardTree:
         with self._lock:
             self._sync()
             latest = self._latest_stored()
-            if latest is not None and latest[0] >= self._tree.size:
-                return latest[1]  # another process has signed this size, or a larger one
+            if latest is not None and latest[0] > self._tree.size:
+                self._sync()  # another process may have signed what this one has not read yet
+                if latest[0] > self._tree.size:
+                    raise self._stop(
+                        f"a checkpoint of {latest[0]} leaves was signed, but the log has "
+                        f"{self._tree.size} events: events were removed from its tail"
+                    )
+            if latest is not None and latest[0] == self._tree.size:
+                if self._open(latest[1]).root != self._tree.root():
+                    raise self._stop(
+                        f"the checkpoint stored for {latest[0]} leaves has another root than "
+                        "the events give: the log was rewritten"
+                    )
+                return latest[1]  # signed already, by this process or another
             return self._sign()
 
     def consistency(self, first: int, second: int) -> list[bytes]:
@@ -183,6 +190,11 @@ class ShardTree:
                 self.broken = error.found
         if self.broken is not None:
             raise TreeDisagrees(self.broken)
+
+    def _stop(self, detail: str) -> TreeDisagrees:
+        """Sign nothing more: the disagreement is kept for every later request."""
+        self.broken = Disagreement(self.index, None, None, detail)
+        return TreeDisagrees(self.broken)
 
     def _disagree(self, leaf: int | None, position: int | None, detail: str) -> TreeDisagrees:
         return TreeDisagrees(Disagreement(self.index, leaf, position, detail))
@@ -348,65 +360,3 @@ class ShardTree:
             for row in cursor:
                 link = row["chain_hash"]
                 yield int(row["notification_id"]), None if link is None else bytes(link)
-
-
-class LogTrees:
-    """Every shard's tree, with the keys and origins the log publishes."""
-
-    def __init__(self, trees: list[ShardTree], verifiers: list[Verifier], ledger: Ledger) -> None:
-        self.trees = trees
-        self.verifiers = verifiers
-        self.ledger = ledger
-
-    def tree(self, shard: int) -> ShardTree:
-        if not 0 <= shard < len(self.trees):
-            raise NoSuchLeaf(f"there is no shard {shard}; this log has {len(self.trees)}")
-        return self.trees[shard]
-
-    def entries(self, shard: int, positions: list[int | None]) -> dict[int, LogEntry]:
-        return self.tree(shard).entries([p for p in positions if p is not None])
-
-    def campaign_at(self, shard: int, position: int) -> UUID | None:
-        """The campaign whose stream holds the event at `position` (NoSuchLeaf if none does):
-        the campaign itself, or the one its stream's first event names."""
-        target = self.tree(shard).shard
-        query = SQL("SELECT originator_id FROM {0} WHERE notification_id = %s").format(
-            target.table(target.tables.events)
-        )
-        with target.datastore.transaction(commit=False) as cursor:
-            cursor.execute(query, (position,))
-            row = cursor.fetchone()
-        if row is None:
-            raise NoSuchLeaf(f"no event at position {position}")
-        stream: UUID = row["originator_id"]
-        first = self.ledger.read(stream, shard=shard, upto=1)
-        if not first:
-            return None
-        opened = first[0].event
-        if isinstance(opened, CampaignOpened):
-            return stream
-        named = getattr(opened, "campaign_id", None)
-        return named if isinstance(named, UUID) else None
-
-    @property
-    def vkeys(self) -> list[str]:
-        return [v.vkey for v in self.verifiers]
-
-    @property
-    def origins(self) -> list[str]:
-        return [t.origin for t in self.trees]
-
-
-def log_trees(settings: Settings, ledger: Ledger, master_key: bytes) -> LogTrees:
-    """The trees of every shard, signed by the newest of the configured keys."""
-    signers = [derive_signer(master_key, name) for name in settings.log_keys()]
-    verifiers = [signer.verifier for signer in signers]
-    base = settings.log_origin_base()
-    return LogTrees(
-        [
-            ShardTree(shard, index, f"{base}/shard/{index}", signers)
-            for index, shard in enumerate(ledger.shards)
-        ],
-        verifiers,
-        ledger,
-    )

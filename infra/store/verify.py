@@ -35,7 +35,8 @@ from infra.settings import Settings
 from infra.store.chain import ChainReport, genesis_hash
 from infra.store.connect import ShardUnavailable
 from infra.store.ledger import Ledger
-from infra.store.log_tree import LogTrees, TreeDisagrees
+from infra.store.log_tree import TreeDisagrees
+from infra.store.log_trees import LogTrees
 from infra.store.verify_snapshots import SnapshotReport, check_snapshots
 from infra.store.witness import TailEvidence, tail_evidence
 
