@@ -95,10 +95,6 @@ class ShardTree:
         self._lock = threading.Lock()
         self.broken: Disagreement | None = None
 
-    @property
-    def size(self) -> int:
-        return self._tree.size
-
     def checkpoint(self) -> str:
         """The latest signed checkpoint, signed now if the log grew since the last one."""
         with self._lock:
@@ -133,16 +129,12 @@ class ShardTree:
                 raise NoSuchLeaf(f"no event at position {position} in a tree of {size}")
             return Inclusion(index, size, self._tree.inclusion(index, size))
 
-    def leaf_index(self, position: int) -> int | None:
-        """The rank of the event at `position` in the log (None if none stands there)."""
-        with self._lock:
-            self._sync()
-            return self._rank(position)
-
     def entries(self, positions: list[int]) -> dict[int, LogEntry]:
         """Where each of these events stands in the tree (those it holds); reading events
         never fails on the tree: while it disagrees with the log, none is given."""
         with self._lock:
+            if self.broken is not None:
+                return {}
             last = self._positions[-1] if self._positions else 0
             try:
                 if not self._built or any(p > last for p in positions):
