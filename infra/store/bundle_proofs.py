@@ -26,6 +26,12 @@ def with_proofs(bundle: dict[str, Any], trees: LogTrees) -> dict[str, Any]:
     size = unverified_checkpoint(note).size
     for event in bundle["events"]:
         proof = tree.inclusion(int(event["position"]), size)
+        event["log"] = {  # as every reader gets it (docs/witnesses.md)
+            "shard": tree.index,
+            "position": event["position"],
+            "leaf_index": proof.leaf_index,
+            "chain_hash": event["chain_hash"],
+        }
         event["inclusion"] = {
             "leaf_index": proof.leaf_index,
             "tree_size": proof.tree_size,
@@ -77,6 +83,12 @@ def _inclusion_problem(event: dict[str, Any], checkpoint: Checkpoint) -> str | N
         leaf = bytes.fromhex(str(event["chain_hash"]))
     except (KeyError, TypeError, ValueError):
         return "the event's inclusion proof is malformed"
+    log = event.get("log")
+    if isinstance(log, dict) and (log.get("leaf_index"), log.get("chain_hash")) != (
+        index,
+        event["chain_hash"],
+    ):
+        return "the event's log entry does not name the leaf its inclusion proof proves"
     if size != checkpoint.size:
         return f"the inclusion proof is against {size} leaves, the checkpoint has {checkpoint.size}"
     if not verify_inclusion(index, size, leaf, hashes, checkpoint.root):

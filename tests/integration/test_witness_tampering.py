@@ -291,7 +291,9 @@ def test_a_forged_bundle_whose_links_were_recomputed_fails_its_inclusion_proof(
         last["chain_prev"],
         None,
     )
-    last["chain_hash"] = link(bytes.fromhex(last["prev_hash"]), row).hex()
+    last["chain_hash"] = last["log"]["chain_hash"] = link(
+        bytes.fromhex(last["prev_hash"]), row
+    ).hex()
     if bundle["head"]["position"] == last["position"]:
         bundle["head"]["chain_hash"] = last["chain_hash"]
     problems = [str(p) for p in verify_bundle(bundle, vkey).problems]
@@ -321,3 +323,20 @@ def test_senki_verify_proves_a_cut_tail_by_a_checkpoint_larger_than_the_log(
     assert verdict.code == 1, verdict.output
     assert f"FAIL shard {t.shard}: its Merkle tree: a checkpoint of" in verdict.output
     assert "events were removed from its tail" in verdict.output
+
+
+def test_a_bundles_events_name_their_leaf_as_readers_get_it(app_url: str, owner_url: str) -> None:
+    bundle, vkey = pinned_bundle(app_url, owner_url)
+    first = bundle["events"][0]
+    assert first["log"] == {
+        "shard": bundle["shard"],
+        "position": first["position"],
+        "leaf_index": first["inclusion"]["leaf_index"],
+        "chain_hash": first["chain_hash"],
+    }
+    first["log"]["leaf_index"] += 1
+    problems = [str(p) for p in verify_bundle(bundle, vkey).problems]
+    assert problems == [
+        f"position {first['position']}, version 1: the event's log entry does not name the "
+        "leaf its inclusion proof proves"
+    ]
