@@ -8,6 +8,7 @@ ever shown once revealed. What is withheld is decided in one place, `domain.visi
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from typing import Any
 from uuid import UUID
 
@@ -19,8 +20,10 @@ from domain.visibility.encounter import Policy, Reader
 from infra.services import (
     Awaited,
     AwaitedDiePublic,
+    EventLog,
     EventPublic,
     Lens,
+    LogEntry,
     LogLine,
     Principal,
     Recorded,
@@ -131,8 +134,9 @@ def _combatant(entrant: Entrant, live: BaseModel | None, policy: Policy) -> Comb
     )
 
 
-def event_public(recorded: Recorded, lens: Lens) -> EventPublic:
-    """One stored event as a caller may see it (the lens: their view of this encounter)."""
+def event_public(recorded: Recorded, lens: Lens, log: LogEntry | None = None) -> EventPublic:
+    """One stored event as a caller may see it (the lens: their view of this encounter), with
+    its leaf in the shard's tree."""
     event = recorded.event
     payload = lens.event(recorded.version, event.event_type, payload_of(event))
     assert isinstance(payload, dict)
@@ -144,6 +148,7 @@ def event_public(recorded: Recorded, lens: Lens) -> EventPublic:
         by=event.by,
         payload=payload,
         line=seen_line(lens, recorded.version, line_of(event)),
+        log=None if log is None else EventLog(**asdict(log)),
     )
 
 

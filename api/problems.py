@@ -23,6 +23,7 @@ from infra.services import (
     ShardUnavailable,
     StaleVersion,
     StreamMoved,
+    TreeDisagrees,
     Unavailable,
     is_unavailable,
 )
@@ -50,6 +51,9 @@ class Problem(BaseModel):
     errors: list[FieldError] | None = Field(default=None, description="Field errors (422).")
     shards: list[int] | None = Field(
         default=None, description="The shards whose PostgreSQL cluster is unavailable (503)."
+    )
+    evidence: dict[str, Any] | None = Field(
+        default=None, description="Where a shard's Merkle tree and its log part (503, issue 37)."
     )
 
 
@@ -175,6 +179,17 @@ def install(app: FastAPI) -> None:
         response = problem(503, "campaign-moving", "Campaign is being moved", str(error))
         response.headers["Retry-After"] = "1"
         return response
+
+    @app.exception_handler(TreeDisagrees)
+    async def tree_disagrees(request: Request, error: TreeDisagrees) -> JSONResponse:
+        # The shard's Merkle tree and its events part: it signs nothing more (issue 37).
+        return problem(
+            503,
+            "log-tree-disagrees",
+            "The log no longer matches its Merkle tree",
+            f"{error} This log signs nothing more; keep this evidence.",
+            evidence=error.found.as_dict(),
+        )
 
     @app.exception_handler(Unavailable)
     async def unavailable(request: Request, error: Unavailable) -> JSONResponse:

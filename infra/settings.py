@@ -180,6 +180,34 @@ class Settings(BaseSettings):
                 shown[name] = str(value) if isinstance(value, Path) else value
         return shown
 
+    # --- issue 37: signed checkpoints of each shard's Merkle tree (docs/witnesses.md) ---
+    log_origin: str | None = Field(
+        default=None,
+        pattern=r"^[^\s+]+$",
+        description="The name checkpoints give this deployment's log, e.g. senki.example.org; "
+        "shard i's origin is `<log_origin>/shard/<i>`. Unset: `<host>:<port>`.",
+    )
+    log_key_names: list[str] = Field(
+        default_factory=list,
+        description="Names of the log's signing keys, oldest first, as a JSON list; each key is "
+        "derived from the master key by its name, each signs every new checkpoint and every "
+        "verifier key is published (append a name to rotate, remove one to retire it). Empty: "
+        "one key named after the origin.",
+    )
+    log_signing_delay: float = Field(
+        default=1.0,
+        gt=0,
+        le=60,
+        description="Seconds within which a checkpoint covers every event appended (what a "
+        "witness allows before it reports a log that stopped signing).",
+    )
+
+    def log_origin_base(self) -> str:
+        return self.log_origin or f"{self.host}:{self.port}"
+
+    def log_keys(self) -> list[str]:
+        return self.log_key_names or [self.log_origin_base()]
+
 
 def _mask_url(url: str) -> str:
     """Hide the password of a URL but keep where it points, so an operator can check it."""

@@ -31,7 +31,15 @@ from api.deps import RuntimeDep
 from api.encounter_views import event_public, lens_for
 from api.routes.encounters import load_for
 from api.security import READERS, PrincipalDep, bearer, current_principal
-from infra.services import EventPublic, InvalidToken, Principal, Runtime, read_page
+from infra.services import (
+    EventPublic,
+    InvalidToken,
+    LogEntry,
+    Principal,
+    Recorded,
+    Runtime,
+    read_page,
+)
 
 router = APIRouter(prefix="/v1/encounters", tags=["encounters"])
 
@@ -62,11 +70,18 @@ def events(
     page = read_page(runtime.ledger, encounter_id, after=after, limit=limit + 1)
     shown = page[:limit]
     lens = lens_for(runtime, who, encounter_id)
+    logs = _logs(runtime, encounter_id, shown)
     return EventPage(
-        events=[event_public(r, lens) for r in shown],
+        events=[event_public(r, lens, logs.get(r.position or 0)) for r in shown],
         next_cursor=shown[-1].version if shown else after,
         more=len(page) > limit,
     )
+
+
+def _logs(runtime: Runtime, encounter_id: UUID, page: list[Recorded]) -> dict[int, LogEntry]:
+    """Each event's leaf in its shard's tree (issue 37)."""
+    shard = runtime.ledger.shard_of(encounter_id)
+    return runtime.log_trees.entries(shard, [r.position for r in page])
 
 
 @router.get(
@@ -155,9 +170,10 @@ async def _feed(
             read_page, runtime.ledger, encounter_id, after=after, limit=want
         )
         lens = await run_in_threadpool(lens_for, runtime, who, encounter_id) if page else None
+        logs = await run_in_threadpool(_logs, runtime, encounter_id, page) if page else {}
         for recorded in page:
             assert lens is not None
-            yield _frame(event_public(recorded, lens))
+            yield _frame(event_public(recorded, lens, logs.get(recorded.position or 0)))
             after, sent, quiet_since = recorded.version, sent + 1, time.monotonic()
         if limit is not None and sent >= limit:
             return

@@ -120,10 +120,11 @@ def export(
     """Write the encounter's audit bundle: a receipt `senki verify --bundle` checks offline."""
     from infra import bootstrap
     from infra.store.bundle import export_bundle
+    from infra.store.bundle_proofs import with_proofs
 
     runtime = bootstrap.start(Settings())
     try:
-        bundle = export_bundle(runtime.ledger, encounter)
+        bundle = with_proofs(export_bundle(runtime.ledger, encounter), runtime.log_trees)
     finally:
         runtime.close()
     text = json.dumps(bundle, ensure_ascii=False, indent=2) + "\n"
@@ -149,7 +150,7 @@ def verify_bundle(
     raise typer.Exit(run_verify_bundle(file, console))
 
 
-def run_verify_bundle(file: Path, out: Console) -> int:
+def run_verify_bundle(file: Path, out: Console, vkey: str | None = None) -> int:
     """Print what the bundle bears out; 0 when everything holds, 1 otherwise (2: unreadable)."""
     from infra.store.bundle import verify_bundle as check
 
@@ -161,7 +162,7 @@ def run_verify_bundle(file: Path, out: Console) -> int:
     if not isinstance(bundle, dict):
         out.print(f"[red]bundle {file}:[/] is not a JSON object")
         return 2
-    report = check(bundle)
+    report = check(bundle, vkey)
     for problem in report.problems:
         # As the data says it: no markup, no emoji (`:100:`), never wrapped mid-hash.
         out.print(
@@ -174,5 +175,7 @@ def run_verify_bundle(file: Path, out: Console) -> int:
         else f"{report.dice} dice (seed not revealed: not recomputed)"
     )
     verdict = "[green]holds[/]" if report.ok else f"[red]{len(report.problems)} problem(s)[/]"
+    if report.pinned:
+        out.print(report.pinned, markup=False, emoji=False, highlight=False, soft_wrap=True)
     out.print(f"encounter {report.encounter_id}: {report.events} events, {dice}: {verdict}")
     return 0 if report.ok else 1

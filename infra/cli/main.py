@@ -153,6 +153,13 @@ def verify(
     as_json: Annotated[
         bool, typer.Option("--json", help="Print the findings as JSON (not with --bundle).")
     ] = False,
+    vkey: Annotated[
+        str | None,
+        typer.Option(
+            help="With --bundle: the log's verifier key, to check its checkpoint's "
+            "signature (GET /v1/log/key)."
+        ),
+    ] = None,
 ) -> None:
     """Recompute the hash chain of every shard, check every snapshot and what points past each
     log's end, and the dice of revealed encounters; exit 1 naming the first bad position.
@@ -164,7 +171,7 @@ def verify(
         if as_json:
             errors.print("[red]error:[/] --json reports on the database; drop it with --bundle")
             raise typer.Exit(2)
-        raise typer.Exit(run_verify_bundle(bundle, console))
+        raise typer.Exit(run_verify_bundle(bundle, console, vkey))
     from infra.store.verify import run_verify
 
     raise typer.Exit(run_verify(Settings(), console, expect_head or [], as_json=as_json))
@@ -207,6 +214,32 @@ def demo(
         errors.print(f"[red]error:[/] no Senki at {url}: start it with `senki serve` first")
         raise typer.Exit(3) from None
     raise typer.Exit(0 if verified else 1)
+
+
+@app.command()
+def witness(
+    base_url: Annotated[str, typer.Argument(help="The Senki API, e.g. https://senki.example.org")],
+    state: Annotated[
+        Path, typer.Option(help="Where this witness keeps each shard's last checkpoint.")
+    ],
+    vkey: Annotated[
+        str | None,
+        typer.Option(help="The log's verifier key (GET /v1/log/key); else trusted on first use."),
+    ] = None,
+    delay: Annotated[
+        float, typer.Option(help="Seconds a checkpoint may lag the log's head (signing delay).")
+    ] = 1.0,
+) -> None:
+    """Check that each shard's log still extends the checkpoint kept from the last run (its
+    signature, a consistency proof), and keep the new one: exit 1 with the evidence when it
+    does not or will not prove it, 3 when the service cannot be reached (docs/witnesses.md)."""
+    import httpx
+
+    from infra.cli.witness import run_witness
+
+    with httpx.Client(base_url=base_url, timeout=30) as http:
+        code = run_witness(http, state, vkey, typer.echo, delay)
+    raise typer.Exit(code)
 
 
 @app.command()

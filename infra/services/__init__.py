@@ -42,6 +42,7 @@ from infra.services.encounter_answers import (
     CommandAnswer,
     DisputeAnswer,
     EncounterRoll,
+    EventLog,
     EventPublic,
     LogLine,
     Ruling,
@@ -69,7 +70,9 @@ from infra.services.units import describe as describe_units
 from infra.services.visibility import Lens, payload_of
 from infra.store.connect import ShardUnavailable
 from infra.store.ledger import ConcurrencyConflict, StreamMoved, is_unavailable
+from infra.store.log_tree import Inclusion, LogEntry, NoSuchLeaf, ShardTree, TreeDisagrees
 from infra.store.mapper import Recorded
+from infra.store.merkle import ProofError
 from infra.store.snapshot_seal import RefusedSnapshotsCollector
 from infra.store.stream_page import read_page
 
@@ -89,23 +92,28 @@ __all__ = [
     "DisputeAnswer",
     "EncounterRoll",
     "Entry",
+    "EventLog",
     "EventPublic",
     "Idempotency",
     "IdempotencyKeyReused",
+    "Inclusion",
     "Injury",
     "InjuryPublic",
     "InvalidToken",
     "ItemPublic",
     "Lens",
+    "LogEntry",
     "LogHeadView",
     "LogLine",
     "Member",
+    "NoSuchLeaf",
     "NotBuilt",
     "Outcome",
     "Participant",
     "Principal",
     "PrincipalRole",
     "ProjectionPositionView",
+    "ProofError",
     "RandPublic",
     "RatioPublic",
     "Recorded",
@@ -121,12 +129,14 @@ __all__ = [
     "ScenarioPublic",
     "SenkiPort",
     "ShardDownView",
+    "ShardTree",
     "ShardUnavailable",
     "SkillPublic",
     "SlotKind",
     "StaleVersion",
     "StreamMoved",
     "TokenIssued",
+    "TreeDisagrees",
     "Unavailable",
     "UnitPublic",
     "UnitSheet",

@@ -55,6 +55,15 @@ class LogLine(BaseModel):
     ja: str
 
 
+class EventLog(BaseModel):
+    """Where an event stands in its shard's Merkle tree: what to ask an inclusion proof of."""
+
+    shard: int
+    position: int
+    leaf_index: int
+    chain_hash: str = Field(description="The event's chain link (hex): its leaf in the tree.")
+
+
 class EventPublic(BaseModel):
     type: str
     version: int = Field(description="The encounter's version after this event (the cursor).")
@@ -67,6 +76,11 @@ class EventPublic(BaseModel):
         description="The event in words, in English and Japanese, as the encounter log reads "
         "it (what the reader may not see withheld, as in the payload). Null only in an answer "
         "stored before lines were given, replayed to a retry.",
+    )
+    log: EventLog | None = Field(
+        default=None,
+        description="The event's leaf in its shard's tree (docs/witnesses.md); absent while "
+        "the tree disagrees with the log.",
     )
 
 
@@ -220,4 +234,5 @@ def _fact(event: DomainEvent, version: int) -> EventPublic:
         by=event.by,
         payload=payload_of(event),
         line=line_of(event),  # withheld for a reader as the payload is, by the route
+        log=None,  # a command's facts are answered before their positions are read back
     )

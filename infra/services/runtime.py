@@ -44,6 +44,7 @@ from infra.services.watched_states import WatchedStates
 from infra.settings import Settings
 from infra.store.connect import ShardUnavailable, probe_clusters
 from infra.store.ledger import Ledger, is_unavailable
+from infra.store.log_trees import log_trees
 
 log = logging.getLogger("senki.bootstrap")
 
@@ -92,6 +93,7 @@ class Runtime:
         self.scenarios = ScenarioService(self.executor, utc_now)
         self.dice_tables = DiceTableService(self.executor, utc_now)
         self.read_models = ReadModels(self.urls.service)
+        self.log_trees = log_trees(self.settings, self.ledger, self.dice_key)
         self.projector: BackgroundProjector | None = None
         # Set when the server begins to shut down: open streams end at once (their clients
         # reconnect elsewhere), so none holds the process past its graceful timeout.

@@ -23,6 +23,7 @@ from domain.dice import verify, verify_commitment
 from domain.encounter.events import EncounterOpened, EncounterSeedRevealed
 from domain.events import DomainEvent
 from domain.rules.records import EncounterDiceRolled
+from infra.store.bundle_proofs import proof_problems
 from infra.store.chain import ChainRow, genesis_hash, link
 from infra.store.ledger import Ledger
 from infra.store.names import ShardTables
@@ -130,6 +131,7 @@ class BundleReport:
     dice_recomputed: int = 0
     dice_by_hand: int = 0
     seed_revealed: bool = False
+    pinned: str = ""  # what the checkpoint and inclusion proofs were checked against
     problems: list[BundleProblem] = field(default_factory=list)
 
     @property
@@ -148,8 +150,9 @@ class BundleReport:
         )
 
 
-def verify_bundle(bundle: dict[str, Any]) -> BundleReport:
-    """Check a bundle alone: no database, no network; every problem names where it is."""
+def verify_bundle(bundle: dict[str, Any], vkey: str | None = None) -> BundleReport:
+    """Check a bundle alone: no database, no network; every problem names where it is. With
+    the log's `vkey`, its checkpoint's signature too (the inclusion proofs are always checked)."""
     report = BundleReport()
     try:
         encounter_id = UUID(str(bundle["encounter_id"]))
@@ -175,6 +178,9 @@ def verify_bundle(bundle: dict[str, Any]) -> BundleReport:
     decoded = _decode(encounter_id, events, report)
     _check_header(bundle, decoded, report)
     _check_dice(bundle, encounter_id, decoded, report)
+    problems, report.pinned = proof_problems(bundle, vkey)
+    for event, reason in problems:
+        report.add(event, reason)
     return report
 
 

@@ -23,8 +23,9 @@ from infra.store.recorder import SenkiRecorder
 # campaign between shards (move.sql per shard: the fence and the copy markers, which
 # append.sql's function reads; move_home.sql: senki.relocations); 10: group commit
 # (append_batch.sql: events_N_append_batch, several queued appends in one transaction; a
-# version-9 database gets it by running `senki db migrate` again)
-SCHEMA_VERSION = 10
+# version-9 database gets it by running `senki db migrate` again); 11: every signed checkpoint
+# of each shard's Merkle tree (checkpoints.sql, issue 37)
+SCHEMA_VERSION = 11
 # Read models (infra/projector): rebuildable from the log, so the service role owns their tables.
 READ_SCHEMA = "senki_read"
 _MIGRATION_LOCK = 0x53454E4B49  # "SENKI": one migrator at a time (k8s Job and embedded serve)
@@ -105,6 +106,7 @@ def _create_shards(
         _run_file(conn, "move.sql", app_role, tables)  # the fence the append function reads
         _run_file(conn, "append.sql", app_role, tables)
         _run_file(conn, "append_batch.sql", app_role, tables)
+        _run_file(conn, "checkpoints.sql", app_role, tables)
 
 
 def _record(conn: psycopg.Connection[tuple[object, ...]]) -> None:
@@ -214,6 +216,7 @@ def _run_file(
             "write_lock": sql.Identifier(tables.write_lock),
             "idempotency": sql.Identifier(tables.idempotency),
             "snapshots": sql.Identifier(tables.snapshots),
+            "checkpoints": sql.Identifier(tables.checkpoints),
             "sequence": sql.Identifier(tables.sequence),
             "chain_fn": sql.Identifier(f"{tables.events}_chain_link"),
             "append_fn": sql.Identifier(tables.append_function),

@@ -39,6 +39,11 @@ class ShardTables:
         return f"snapshots_{self.index}"
 
     @property
+    def checkpoints(self) -> str:
+        """Every signed checkpoint of the shard's Merkle tree (infra/store/log_tree.py)."""
+        return f"checkpoints_{self.index}"
+
+    @property
     def idempotency(self) -> str:
         return f"idempotency_{self.index}"
 

@@ -35,6 +35,8 @@ from infra.settings import Settings
 from infra.store.chain import ChainReport, genesis_hash
 from infra.store.connect import ShardUnavailable
 from infra.store.ledger import Ledger
+from infra.store.log_tree import TreeDisagrees
+from infra.store.log_trees import LogTrees
 from infra.store.verify_snapshots import SnapshotReport, check_snapshots
 from infra.store.witness import TailEvidence, tail_evidence
 
@@ -103,12 +105,30 @@ class ReceiptResult:
     detail: str
 
 
+@dataclass(frozen=True)
+class TreeResult:
+    """A shard's Merkle tree rebuilt from its events, against every checkpoint it signed."""
+
+    shard: int
+    size: int | None
+    problem: str | None = None
+
+    def line(self) -> str:
+        if self.problem is not None:
+            return f"FAIL shard {self.shard}: its Merkle tree: {self.problem}"
+        return (
+            f"ok   shard {self.shard}: its Merkle tree of {self.size} leaves reproduces every "
+            "checkpoint it signed"
+        )
+
+
 @dataclass
 class VerifyResult:
     shards: list[ShardResult]
     dice: list[DiceFinding]
     receipts: list[ReceiptResult] = field(default_factory=list)
     unreachable: list[UnreachableShard] = field(default_factory=list)
+    trees: list[TreeResult] = field(default_factory=list)
     # Per encounter with a dice problem: the log position of each problem, in order.
     dice_positions: dict[UUID, list[int | None]] = field(default_factory=dict)
 
@@ -121,6 +141,7 @@ class VerifyResult:
             all(s.ok for s in self.shards)
             and all(d.ok for d in self.dice)
             and all(r.holds or _receipt_shard(r.receipt) in down for r in self.receipts)
+            and all(t.problem is None for t in self.trees)
         )
 
     @property
@@ -157,6 +178,7 @@ def run_verify(
     runtime = bootstrap.start(settings)
     try:
         result = collect(runtime.ledger, [r.strip() for r in receipts])
+        result.trees = check_trees(runtime.log_trees, [s.shard for s in result.shards])
     finally:
         runtime.close()
     if as_json:
@@ -202,6 +224,18 @@ def collect(ledger: Ledger, receipts: list[str]) -> VerifyResult:
     }
     result.receipts = [check_receipt(ledger, shards, receipt) for receipt in receipts]
     return result
+
+
+def check_trees(trees: LogTrees, shards: list[int]) -> list[TreeResult]:
+    """Rebuild each readable shard's tree from its events; it must reproduce every checkpoint
+    stored (a checkpoint larger than the log proves a cut tail)."""
+    found = []
+    for shard in shards:
+        try:
+            found.append(TreeResult(shard, trees.tree(shard).tree_size()))
+        except TreeDisagrees as error:
+            found.append(TreeResult(shard, None, str(error)))
+    return found
 
 
 _VERSION_NAMED = re.compile(r"^version (\d+),")
@@ -314,6 +348,8 @@ def render(result: VerifyResult, console: Console) -> None:
             typer.echo(line)
     for down in result.unreachable:
         typer.echo(down.line())
+    for tree in result.trees:
+        typer.echo(tree.line())
     _dice_table(result.dice, console)
     for finding in result.dice:
         positions = result.dice_positions.get(finding.encounter_id, [])
@@ -459,4 +495,5 @@ def as_document(result: VerifyResult) -> dict[str, Any]:
         "receipts": [
             {"receipt": r.receipt, "holds": r.holds, "detail": r.detail} for r in result.receipts
         ],
+        "trees": [{"shard": t.shard, "size": t.size, "problem": t.problem} for t in result.trees],
     }

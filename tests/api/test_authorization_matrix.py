@@ -11,10 +11,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
+from uuid import UUID
 
 import pytest
 from fastapi.testclient import TestClient
 
+from infra.services.runtime import Runtime
 from tests.api.conftest import auth, key, open_campaign
 from tests.api.fight import Fight, started_fight
 from tests.api.roster import AOI, KURENAI, ok
@@ -153,7 +155,14 @@ PUBLIC = {
     ("GET", "/readyz"),
     ("GET", "/v1/version"),
     ("GET", "/v1/log/head"),
+    # Issue 37: what a witness reads says nothing of what the events hold.
+    ("GET", "/v1/log/key"),
+    ("GET", "/v1/log/{shard}/checkpoint"),
+    ("GET", "/v1/log/{shard}/consistency"),
 }
+# A position names an event: its proof is for readers of its stream, and anyone else is told
+# what a position without an event tells them (404), not that it exists (403).
+AS_IF_ABSENT = {("GET", "/v1/log/{shard}/inclusion")}
 # BCDice-API v2: the credential is in the address, a roller token only
 # (tests/api/test_bcdice_api.py: a member token there is 403, a revoked one 401).
 BY_ADDRESS = {
@@ -294,7 +303,7 @@ def test_every_endpoint_for_every_caller(client: TestClient) -> None:
 def test_the_table_lists_every_endpoint(client: TestClient) -> None:
     paths = client.get("/openapi.json").json()["paths"]
     served = {(method.upper(), path) for path, ops in paths.items() for method in ops}
-    listed = {(r.method, _template(r.path)) for r in TABLE} | PUBLIC | BY_ADDRESS
+    listed = {(r.method, _template(r.path)) for r in TABLE} | PUBLIC | BY_ADDRESS | AS_IF_ABSENT
     missing = sorted(served - listed)
     assert not missing, f"add these endpoints to the authorisation table: {missing}"
 
@@ -319,3 +328,20 @@ def _template(path: str) -> str:
     for short, long in names.items():
         path = path.replace(short, long)
     return path
+
+
+def test_an_inclusion_proof_is_for_the_campaigns_readers_and_absent_for_anyone_else(
+    client: TestClient, runtime: Runtime
+) -> None:
+    _, callers, ids = world(client)
+    shard = runtime.ledger.shard_of(UUID(ids["campaign"]))
+    head = runtime.ledger.head(shard=shard).position  # the roller token issued: the campaign's
+    size = client.get(f"/v1/log/{shard}/checkpoint").text.split("\n")[1]
+    path = f"/v1/log/{shard}/inclusion?position={head}&size={size}"
+    want = dict.fromkeys(EVERYONE, 200) | {"none": 401, "revoked": 401, "foreign": 404}
+    want["roller"] = 404  # a roller token reads nothing: to it no position holds an event
+    got = {
+        caller: client.get(path, headers=auth(token) if token else {}).status_code
+        for caller, token in callers.items() | {("none", None)}
+    }
+    assert got == want

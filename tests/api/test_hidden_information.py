@@ -53,6 +53,7 @@ SURFACES = (
     "audit (dice)",
     "campaign timeline",
     "web audit bundle",
+    "inclusion proofs",
 )
 # A number in an answer, not a piece of a hash, a UUID, a timestamp or a longer number.
 NUMBER = r"(?<![\w.])(?<!\w-){}(?![\w\-]|\.\d)"
@@ -334,11 +335,26 @@ def answers(table: Table, who: str) -> dict[str, Any]:
             f"/v1/campaigns/{table.campaign}/timeline", headers=auth(table.tokens[who])
         ).text,
     }
+    found["inclusion proofs"] = _inclusion_proofs(table, who, found["events"])
     # The table page's "Download the audit bundle": what the page fetched, in one file.
     found["web audit bundle"] = json.dumps(
         [found["state"], found["events"], found["rulings (audit trail)"], found["audit (dice)"]]
     )
     return found
+
+
+def _inclusion_proofs(table: Table, who: str, events: str) -> list[str]:
+    """The proof of every event the reader was shown, on every shard (issue 37)."""
+    heads = table.client.get("/v1/log/head").json()["heads"]
+    return [
+        table.client.get(
+            f"/v1/log/{head['shard']}/inclusion",
+            params={"position": event["position"], "size": head["tree_size"]},
+            headers=auth(table.tokens[who]),
+        ).text
+        for event in json.loads(events)["events"]
+        for head in heads
+    ]
 
 
 def leaks(text: Any, values: set[int]) -> list[int]:

@@ -99,7 +99,10 @@ def test_the_table_shows_follows_and_verifies_a_fight(
     page.get_by_role("button", name="Open").click()
     page.wait_for_selector(f'#board svg[data-version="{now}"]')
     assert page.evaluate("() => sessionStorage.getItem('senki.token')") == fight.gm
-    assert page.evaluate("() => localStorage.length") == 0
+    # localStorage keeps only the witness's checkpoints (issue 37), never the token.
+    stored = page.evaluate("() => Object.fromEntries(Object.entries(localStorage))")
+    assert set(stored) <= {"senki.witness"}
+    assert fight.gm not in json.dumps(stored)
 
     # The board: grid, terrain, every combatant by side, the HP it may see, the acting one.
     assert page.locator('#board rect[data-terrain="forest"]').count() == 2
@@ -164,6 +167,14 @@ def test_the_table_shows_follows_and_verifies_a_fight(
     fight.reveal()
     page.wait_for_selector("#badge.ok", timeout=15_000)
     assert "dice recomputed from the revealed seed" in page.locator("#badge").inner_text()
+    # The page is a witness: every checkpoint since it opened proved an extension of the last,
+    # every event shown proved in the signed log, with WebCrypto's Ed25519.
+    facts = page.locator("#verify-facts").inner_text()
+    assert "consistent with everything this browser has seen since" in facts
+    kept = json.loads(page.evaluate("() => localStorage.getItem('senki.witness')"))
+    origins = [note.split("\n")[0] for note in kept["checkpoints"].values()]
+    assert origins, kept
+    assert all(o.endswith(f"/shard/{i}") for i, o in enumerate(origins)), origins
     page.locator("#verify-panel").screenshot(path=str(ARTIFACTS / "table-audit.png"))
     with page.expect_download() as download:
         page.get_by_role("button", name="Download the audit bundle").click()

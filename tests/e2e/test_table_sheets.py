@@ -202,7 +202,10 @@ def test_the_sheets_show_stats_the_ratio_history_and_copy_for_ccfolia(
     pilot_path = f"/v1/characters/{crew.pilot}/sheet"
     assert copied == ccfolia(live_server.client, pilot_path, fight.gm)
     page.locator("#main").screenshot(path=str(ARTIFACTS / "sheet-pilot.png"))
-    assert page.evaluate("() => localStorage.length") == 0
+    # localStorage keeps only the table page's witness checkpoints (issue 37), never a token.
+    stored = page.evaluate("() => Object.fromEntries(Object.entries(localStorage))")
+    assert set(stored) <= {"senki.witness"}
+    assert fight.tokens["aoi"] not in json.dumps(stored)
 
     # Japanese: the sheet's words and the stats' names switch, the numbers stay.
     page.get_by_label("Language").select_option("ja")

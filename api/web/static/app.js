@@ -78,7 +78,7 @@ async function loadAudit() {
 
 async function loadVerificationPanel() {
   try {
-    page.verification = await loadVerification(page.live);
+    page.verification = await loadVerification(page.live, page.events);
   } catch (error) {
     say(error.message);
   }

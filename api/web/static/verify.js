@@ -1,19 +1,55 @@
 // Verification: the chain head, whether every die of a revealed encounter recomputes, and the
 // audit bundle to download (the what-if replay is whatif.js's).
 
-import { get } from "./api.js";
+import { ApiError, get } from "./api.js";
 import { node } from "./dom.js";
 import { t } from "./i18n.js";
+import { WitnessFailure, witnessPage } from "./witness.js";
+
+// The witness reads through the same API; a refusal to sign or to prove is a finding.
+const witnessApi = {
+  async text(path) {
+    const response = await fetch(path);
+    if (!response.ok) throw new WitnessFailure(`${path}: HTTP ${response.status}: the log refuses`, await response.text());
+    return response.text();
+  },
+  async json(path) {
+    try {
+      return await get(path);
+    } catch (error) {
+      if (error instanceof ApiError) throw new WitnessFailure(`${path}: HTTP ${error.status}: the log refuses to prove`, error.message);
+      throw error;
+    }
+  },
+};
+const proved = new Set(); // positions proved in a checkpoint since this page opened
 
 function fact(term, value) {
   return [node("dt", {}, term), node("dd", {}, value)];
 }
 
-/** Fetch what the badge shows: the log's chain heads, and the audit once the seed is out. */
-export async function loadVerification(encounter) {
+/** Fetch what the badge shows: the log's chain heads, the audit once the seed is out, and
+ * this browser's witness of the signed log over the events shown. */
+export async function loadVerification(encounter, events = []) {
   const heads = await get("/v1/log/head");
   const audit = encounter.revealed_seed ? await get(`/v1/encounters/${encounter.id}/audit`) : null;
-  return { heads: heads.heads, audit };
+  let witness;
+  try {
+    witness = await witnessPage(localStorage, witnessApi, events, proved);
+  } catch (error) { // no Ed25519 in this browser's WebCrypto, or the network: no verdict
+    witness = { ok: null, message: error.message };
+  }
+  return { heads: heads.heads, audit, witness };
+}
+
+function witnessRows(witness, lang) {
+  if (!witness) return [];
+  if (witness.ok) return fact(t(lang, "witness"), `✓ ${t(lang, "witnessOk")} ${witness.since}`);
+  if (witness.ok === null) return fact(t(lang, "witness"), `${t(lang, "witnessUnchecked")}: ${witness.message}`);
+  return [
+    ...fact(t(lang, "witness"), node("strong", { class: "bad" }, `✗ ${t(lang, "witnessFailed")}: ${witness.message}`)),
+    ...fact(t(lang, "evidence"), node("pre", { class: "evidence" }, witness.evidence || "")),
+  ];
 }
 
 export function drawVerification(hosts, encounter, found, lang) {
@@ -23,9 +59,16 @@ export function drawVerification(hosts, encounter, found, lang) {
     `${t(lang, "chainHead")} (${t(lang, "shard")} ${h.shard})`,
     `${t(lang, "position")} ${h.position} · ${h.chain_hash}`,
   ));
+  rows.push(...witnessRows(found.witness, lang));
   rows.push(...fact(t(lang, "commitment"), encounter.commitment));
   if (encounter.revealed_seed) rows.push(...fact(t(lang, "seed"), encounter.revealed_seed));
   facts.replaceChildren(...rows);
+  if (found.witness && !found.witness.ok) { // loudly: above anything the dice say
+    badge.className = "badge bad";
+    badge.textContent = `✗ ${t(lang, "witnessFailed")}`;
+    checks.replaceChildren();
+    return;
+  }
   if (!audit) {
     badge.className = "badge";
     badge.textContent = t(lang, "notRevealed");

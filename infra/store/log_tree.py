@@ -1,0 +1,354 @@
+"""Each shard's Merkle tree, kept in memory beside the log, and its signed checkpoints.
+
+The tree is built from the events' chain hashes when first asked for (the check at start: it
+is the events, and it must reproduce every checkpoint stored before), and extended from the
+rows appended since before each checkpoint is signed. Before extending, it checks that what it
+holds is still the log: as many events up to its last leaf as it has leaves, and its last leaf
+still that event's chain hash. Each link covers the one before it, so an event rewritten and
+relinked anywhere changes the last link, and one removed or inserted changes the count; a row
+edited without relinking breaks the chain, which `senki verify` names. On any disagreement the
+shard signs nothing more and every answer carries the evidence (the first disagreeing leaf).
+
+Appends never wait for the tree (it is not kept in their transaction): a checkpoint is signed
+on request whenever the log grew, so no checkpoint served is older than the request that read
+it, and each is stored (`checkpoints_N`) before it is served.
+"""
+
+from __future__ import annotations
+
+import threading
+from array import array
+from bisect import bisect_left
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from psycopg.sql import SQL
+
+from infra.store.ledger import Shard
+from infra.store.merkle import Tree, leaf_hash
+from infra.store.note import (
+    Checkpoint,
+    NoteRefused,
+    Signer,
+    open_checkpoint,
+    sign_note,
+)
+
+
+@dataclass(frozen=True)
+class Disagreement:
+    """Where the tree and the log part: the evidence the checkpoint route answers 503 with."""
+
+    shard: int
+    leaf_index: int | None
+    position: int | None
+    detail: str
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "shard": self.shard,
+            "leaf_index": self.leaf_index,
+            "position": self.position,
+            "detail": self.detail,
+        }
+
+
+class TreeDisagrees(RuntimeError):
+    def __init__(self, found: Disagreement) -> None:
+        super().__init__(found.detail)
+        self.found = found
+
+
+class NoSuchLeaf(LookupError):
+    """No event stands at the position asked (or not within the tree size asked)."""
+
+
+@dataclass(frozen=True)
+class LogEntry:
+    """An event's place in its shard's log and tree, as every reader is given it."""
+
+    shard: int
+    position: int
+    leaf_index: int
+    chain_hash: str
+
+
+@dataclass(frozen=True)
+class Inclusion:
+    leaf_index: int
+    tree_size: int
+    hashes: list[bytes]
+
+
+class ShardTree:
+    """One shard's tree, its leaves' log positions, and its signers; thread-safe."""
+
+    def __init__(self, shard: Shard, index: int, origin: str, signers: list[Signer]) -> None:
+        self.shard, self.index, self.origin = shard, index, origin
+        self.signers = signers
+        self.verifiers = [signer.verifier for signer in signers]
+        self._tree = Tree()
+        self._positions = array("q")
+        self._links = bytearray()  # the leaves themselves: each event's chain hash, in order
+        self._built = False
+        self._lock = threading.Lock()
+        self.broken: Disagreement | None = None
+
+    def checkpoint(self) -> str:
+        """The latest signed checkpoint, signed now if the log grew since the last one."""
+        with self._lock:
+            self._sync()
+            latest = self._latest_stored()
+            if latest is not None and latest[0] > self._tree.size:
+                self._sync()  # another process may have signed what this one has not read yet
+                if latest[0] > self._tree.size:
+                    raise self._stop(
+                        f"a checkpoint of {latest[0]} leaves was signed, but the log has "
+                        f"{self._tree.size} events: events were removed from its tail"
+                    )
+            if latest is not None and latest[0] == self._tree.size:
+                if self._open(latest[1]).root != self._tree.root():
+                    raise self._stop(
+                        f"the checkpoint stored for {latest[0]} leaves has another root than "
+                        "the events give: the log was rewritten"
+                    )
+                return latest[1]  # signed already, by this process or another
+            return self._sign()
+
+    def consistency(self, first: int, second: int) -> list[bytes]:
+        with self._lock:
+            self._sync()
+            return self._tree.consistency(first, second)
+
+    def inclusion(self, position: int, size: int) -> Inclusion:
+        with self._lock:
+            self._sync()
+            index = self._rank(position)
+            if index is None or index >= size:
+                raise NoSuchLeaf(f"no event at position {position} in a tree of {size}")
+            return Inclusion(index, size, self._tree.inclusion(index, size))
+
+    def entries(self, positions: list[int]) -> dict[int, LogEntry]:
+        """Where each of these events stands in the tree (those it holds); reading events
+        never fails on the tree: while it disagrees with the log, none is given."""
+        with self._lock:
+            if self.broken is not None:
+                return {}
+            last = self._positions[-1] if self._positions else 0
+            try:
+                if not self._built or any(p > last for p in positions):
+                    self._sync()
+            except TreeDisagrees:
+                return {}
+            found = {}
+            for position in positions:
+                index = self._rank(position)
+                if index is not None:
+                    link = bytes(self._links[index * 32 : index * 32 + 32])
+                    found[position] = LogEntry(self.index, position, index, link.hex())
+            return found
+
+    def tree_size(self) -> int:
+        with self._lock:
+            self._sync()
+            return self._tree.size
+
+    def tree_size_if_built(self) -> int | None:
+        """The size now, unless the tree was never built in this process (a build reads the
+        whole log: the head route, which everyone polls, never waits for one)."""
+        with self._lock:
+            if not self._built:
+                return None
+            self._sync()
+            return self._tree.size
+
+    def _rank(self, position: int) -> int | None:
+        index = bisect_left(self._positions, position)
+        found = index < len(self._positions) and self._positions[index] == position
+        return index if found else None
+
+    def _sync(self) -> None:
+        if self.broken is None:
+            try:
+                if not self._built:
+                    self._extend()
+                    self._check_stored()
+                    self._built = True
+                elif self._head() != (self._positions[-1] if self._positions else 0):
+                    self._check_kept()
+                    self._extend()
+            except TreeDisagrees as error:
+                self.broken = error.found
+        if self.broken is not None:
+            raise TreeDisagrees(self.broken)
+
+    def _stop(self, detail: str) -> TreeDisagrees:
+        """Sign nothing more: the disagreement is kept for every later request."""
+        self.broken = Disagreement(self.index, None, None, detail)
+        return TreeDisagrees(self.broken)
+
+    def _disagree(self, leaf: int | None, position: int | None, detail: str) -> TreeDisagrees:
+        return TreeDisagrees(Disagreement(self.index, leaf, position, detail))
+
+    def _extend(self) -> None:
+        after = self._positions[-1] if self._positions else 0
+        for position, chain_hash in self._rows(after):
+            if chain_hash is None:
+                raise self._disagree(
+                    self._tree.size,
+                    position,
+                    f"the event at position {position} has no chain link: it was inserted "
+                    "past the chain trigger",
+                )
+            self._tree.append(chain_hash)
+            self._positions.append(position)
+            self._links += chain_hash
+
+    def _check_kept(self) -> None:
+        """The leaves held still are the log's first events (see the module's docstring)."""
+        if not self._positions:
+            return
+        last = self._positions[-1]
+        query = SQL(
+            "SELECT count(*) AS n, (SELECT chain_hash FROM {0} WHERE notification_id = %s) "
+            "AS last FROM {0} WHERE notification_id <= %s"
+        ).format(self.shard.table(self.shard.tables.events))
+        with self.shard.datastore.transaction(commit=False) as cursor:
+            cursor.execute(query, (last, last))
+            row = cursor.fetchone()
+        size = self._tree.size
+        kept = row is not None and int(row["n"]) == size and row["last"] is not None
+        if kept and row is not None and leaf_hash(bytes(row["last"])) == self._tree.leaf(size - 1):
+            return
+        raise self._first_difference()
+
+    def _first_difference(self) -> TreeDisagrees:
+        """Walk the whole log beside the tree: the first leaf where they differ."""
+        seen = 0
+        for index, (position, chain_hash) in enumerate(self._rows(0)):
+            if index >= self._tree.size:
+                break
+            seen = index + 1
+            held = self._positions[index]
+            if position != held or chain_hash is None:
+                return self._disagree(
+                    index,
+                    min(position, held),
+                    f"leaf {index} was the event at position {held}; the log now has "
+                    f"position {position} there: an event was removed, inserted or reordered",
+                )
+            if leaf_hash(chain_hash) != self._tree.leaf(index):
+                return self._disagree(
+                    index,
+                    position,
+                    f"the event at position {position} (leaf {index}) now has chain hash "
+                    f"{chain_hash.hex()}, not the one the tree was built from: it was rewritten",
+                )
+        if seen >= self._tree.size:
+            return self._disagree(None, None, "the log changed while it was compared")
+        return self._disagree(
+            seen,
+            self._positions[seen],
+            f"the log now ends before leaf {seen} (position {self._positions[seen]}): "
+            "events were removed from its tail",
+        )
+
+    def _check_stored(self) -> None:
+        """Every checkpoint signed before must be a tree of these events."""
+        stored = self._stored()
+        bad = None
+        for size, note in stored:
+            checkpoint = self._open(note)
+            if size > self._tree.size or checkpoint.root != self._tree.root(size):
+                bad = (size, checkpoint)
+                break
+        if bad is None:
+            return
+        good = max((s for s, _ in stored if s < bad[0]), default=0)
+        size, checkpoint = bad
+        if size > self._tree.size:
+            detail = (
+                f"a checkpoint of {size} leaves was signed, but the log has {self._tree.size} "
+                "events: events were removed from its tail"
+            )
+        else:
+            detail = (
+                f"the checkpoint of {size} leaves says root {checkpoint.root.hex()}, the events "
+                f"give {self._tree.root(size).hex()}: the log was rewritten"
+            )
+        position = self._positions[good] if good < len(self._positions) else None
+        raise self._disagree(
+            good,
+            position,
+            f"{detail}; the first disagreeing leaf is between leaf {good} (the checkpoint of "
+            f"{good} leaves still holds) and leaf {min(size, self._tree.size + 1) - 1}",
+        )
+
+    def _open(self, note: str) -> Checkpoint:
+        try:
+            return open_checkpoint(note, self.verifiers)
+        except NoteRefused as error:
+            detail = f"a stored checkpoint does not verify: {error}"
+            raise self._disagree(None, None, detail) from error
+
+    def _sign(self) -> str:
+        size = self._tree.size
+        note = sign_note(Checkpoint(self.origin, size, self._tree.root()).text, self.signers)
+        table = self.shard.table(self.shard.tables.checkpoints)
+        insert = SQL(
+            "INSERT INTO {0} (tree_size, note) VALUES (%s, %s) ON CONFLICT DO NOTHING"
+        ).format(table)
+        select = SQL("SELECT note FROM {0} WHERE tree_size = %s").format(table)
+        with self.shard.datastore.transaction(commit=True) as cursor:
+            cursor.execute(insert, (size, note))
+            cursor.execute(select, (size,))
+            row = cursor.fetchone()
+        kept = row["note"] if row is not None else None
+        if kept != note and (kept is None or self._open(kept).root != self._tree.root()):
+            raise self._disagree(
+                None, None, f"another checkpoint of {size} leaves was stored with another root"
+            )
+        return str(kept)
+
+    def _head(self) -> int:
+        query = SQL("SELECT coalesce(max(notification_id), 0) AS head FROM {0}").format(
+            self.shard.table(self.shard.tables.events)
+        )
+        with self.shard.datastore.transaction(commit=False) as cursor:
+            cursor.execute(query)
+            row = cursor.fetchone()
+        return 0 if row is None else int(row["head"])
+
+    def _latest_stored(self) -> tuple[int, str] | None:
+        query = SQL("SELECT tree_size, note FROM {0} ORDER BY tree_size DESC LIMIT 1").format(
+            self.shard.table(self.shard.tables.checkpoints)
+        )
+        with self.shard.datastore.transaction(commit=False) as cursor:
+            cursor.execute(query)
+            row = cursor.fetchone()
+        return None if row is None else (int(row["tree_size"]), str(row["note"]))
+
+    def _stored(self) -> list[tuple[int, str]]:
+        query = SQL("SELECT tree_size, note FROM {0} ORDER BY tree_size").format(
+            self.shard.table(self.shard.tables.checkpoints)
+        )
+        with self.shard.datastore.transaction(commit=False) as cursor:
+            cursor.execute(query)
+            return [(int(r["tree_size"]), str(r["note"])) for r in cursor.fetchall()]
+
+    def _rows(self, after: int) -> Iterator[tuple[int, bytes | None]]:
+        query = SQL(
+            "SELECT notification_id, chain_hash FROM {0} WHERE notification_id > %s "
+            "ORDER BY notification_id"
+        ).format(self.shard.table(self.shard.tables.events))
+        with (
+            self.shard.datastore.get_connection() as conn,
+            conn.transaction(),
+            conn.cursor(name=f"senki_tree_{self.index}") as cursor,
+        ):
+            cursor.itersize = 10_000
+            cursor.execute(query, (after,))
+            for row in cursor:
+                link = row["chain_hash"]
+                yield int(row["notification_id"]), None if link is None else bytes(link)

@@ -1,0 +1,342 @@
+"""Every player a witness (issue 37): a superuser who rewrites the log is caught by a witness
+that kept an earlier checkpoint.
+
+Given a fight, and a witness (`senki witness`, its state in a file) that kept each shard's
+checkpoint; when a superuser edits (and relinks), deletes, inserts or reorders an event, or
+cuts the tail — whether or not they also wipe the stored checkpoints, and whether the service
+is restarted or still running — then the witness's next run exits 1 with the evidence: the log
+refuses to sign (503, the first disagreeing leaf), cannot prove consistency, or shrank. An edit
+that leaves the chain broken keeps every chain hash, so the tree cannot see it: that is
+`senki verify`'s (tests/integration/test_tamper_matrix.py), and the table page's bundle check.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from uuid import UUID
+
+import httpx
+import pytest
+from fastapi.testclient import TestClient
+from typer.testing import CliRunner
+
+from api.app import create_app
+from infra import bootstrap
+from infra.cli.main import app as cli
+from infra.cli.witness import FAILED, OK, UNREACHABLE, run_witness
+from infra.services.runtime import Runtime
+from infra.store.bundle import export_bundle, verify_bundle
+from infra.store.bundle_proofs import with_proofs
+from infra.store.chain import ChainRow, link
+from infra.store.note import derive_signer
+from tests.integration.test_audit import small_fight
+from tests.integration.test_tamper_matrix import (
+    Table,
+    cut_tail,
+    cut_tail_unwitnessed,
+    delete,
+    edit_rechained,
+    edited_die,
+    insert,
+    reorder,
+)
+from tests.support import transparency as independent
+from tests.support.runtime import settings_for, start_runtime
+from tests.support.tampering import senki_verify
+
+pytestmark = pytest.mark.postgres
+
+
+@dataclass
+class Witnessed:
+    """The fight, and the file in which a witness kept its checkpoints."""
+
+    table: Table
+    state: Path
+    app_url: str
+    owner_url: str
+
+    def run(self, runtime: Runtime | None = None, **settings: Any) -> tuple[int, str]:
+        """One witness run against the service as it now starts (or `runtime`)."""
+        started = runtime or bootstrap.start(
+            settings_for(self.app_url, self.owner_url).model_copy(update=settings)
+        )
+        lines: list[str] = []
+        try:
+            with TestClient(create_app(lambda: started, lambda _: None)) as client:
+                code = run_witness(client, self.state, None, lines.append, delay=0.01)
+        finally:
+            if runtime is None:
+                started.close()
+        return code, "\n".join(lines)
+
+
+@pytest.fixture
+def witnessed(app_url: str, owner_url: str, tmp_path: Path) -> Witnessed:
+    runtime = start_runtime(app_url, owner_url)
+    try:
+        fight = small_fight(runtime, reveal=False)
+        shard = runtime.ledger.shard_of(fight)
+        rows = export_bundle(runtime.ledger, fight)["events"]
+        head = runtime.ledger.head(shard=shard)
+    finally:
+        runtime.close()
+    table = Table(
+        app_url,
+        owner_url,
+        fight,
+        shard,
+        {e["version"]: e["position"] for e in rows},
+        {e["version"]: e["topic"] for e in rows},
+        f"{head.shard}:{head.position}:{head.chain_hash}",
+        head.position,
+        {},
+    )
+    kept = Witnessed(table, tmp_path / "witness.json", app_url, owner_url)
+    code, output = kept.run()
+    assert code == OK, output
+    return kept
+
+
+def wipe_checkpoints(t: Table) -> None:
+    """What a superuser covering their tracks also does: forget every checkpoint signed."""
+    t.sql(f"DELETE FROM senki.checkpoints_{t.shard}")
+
+
+TAMPERINGS: dict[str, Callable[[Table], str]] = {
+    "edit, chain recomputed": edit_rechained,
+    "edited die, chain recomputed": edited_die,
+    "delete": delete,
+    "insert": insert,
+    "reorder": reorder,
+    "cut tail": cut_tail,
+}
+
+
+@pytest.mark.parametrize("wiped", [False, True], ids=["checkpoints kept", "checkpoints wiped"])
+@pytest.mark.parametrize("name", list(TAMPERINGS))
+def test_a_witness_holding_an_earlier_checkpoint_catches_the_rewrite(
+    witnessed: Witnessed, name: str, wiped: bool
+) -> None:
+    assert witnessed.run()[0] == OK  # untouched, the log still extends what was kept
+    TAMPERINGS[name](witnessed.table)
+    if wiped:
+        wipe_checkpoints(witnessed.table)
+    code, evidence = witnessed.run()
+    assert code == FAILED, evidence
+    if wiped:  # the log signs its new history, which no proof joins to the kept one
+        assert "the consistency proof" in evidence or "shrank" in evidence, evidence
+        assert "--- kept ---" in evidence
+    else:  # the log itself sees the stored checkpoints disagree, and refuses
+        assert "log-tree-disagrees" in evidence
+        assert "first disagreeing leaf" in evidence
+
+
+def test_the_running_service_refuses_to_sign_once_its_tree_and_log_part(
+    witnessed: Witnessed,
+) -> None:
+    t = witnessed.table
+    runtime = start_runtime(t.app_url, t.owner_url)
+    try:
+        with TestClient(create_app(lambda: runtime, lambda _: None)) as client:
+            assert client.get(f"/v1/log/{t.shard}/checkpoint").status_code == 200
+            edit_rechained(t)
+            small_fight(runtime, reveal=False)  # the log grows: a checkpoint is due
+            refused = client.get(f"/v1/log/{t.shard}/checkpoint")
+            proof = client.get(f"/v1/log/{t.shard}/consistency", params={"first": 1, "second": 2})
+        code, evidence = witnessed.run(runtime)
+    finally:
+        runtime.close()
+    assert refused.status_code == 503, refused.text
+    found = refused.json()["evidence"]
+    edited = t.positions[t.version_of("CombatantJoined.v1")]
+    assert found["position"] == edited, found
+    assert "rewritten" in found["detail"]
+    assert proof.status_code == 503
+    assert code == FAILED, evidence
+
+
+def test_a_checkpoint_signed_with_another_key_is_refused(witnessed: Witnessed) -> None:
+    """The host swaps the log's key (a forged checkpoint): the witness kept the real vkey."""
+    code, evidence = witnessed.run(log_key_names=["forged.example"])
+    assert code == FAILED, evidence
+    assert "does not verify" in evidence
+
+
+def test_a_witness_of_the_old_key_follows_the_log_through_a_key_rotation(
+    witnessed: Witnessed,
+) -> None:
+    """A rotation appends a key name: checkpoints are signed by every listed key, so the
+    witness that trusted the old one still verifies them, and the new vkey is published."""
+    rotated = {"log_key_names": ["127.0.0.1:8000", "senki.example/2027"]}
+    settings = settings_for(witnessed.app_url, witnessed.owner_url).model_copy(update=rotated)
+    runtime = bootstrap.start(settings)
+    try:
+        small_fight(runtime, reveal=False)  # the log grows: the next checkpoint is signed anew
+        code, output = witnessed.run(runtime)
+    finally:
+        runtime.close()
+    assert code == OK, output
+    kept = json.loads(witnessed.state.read_text())
+    note = kept["checkpoints"][str(witnessed.table.shard)]
+    assert "\u2014 127.0.0.1:8000 " in note
+    assert "\u2014 senki.example/2027 " in note
+
+
+class StaleLog:
+    """A host that keeps serving the checkpoint the witness already has while the log grows."""
+
+    def __init__(self, client: TestClient, note: str) -> None:
+        self.client, self.note = client, note
+
+    def get(self, path: str) -> httpx.Response:
+        if path.endswith("/checkpoint"):
+            return httpx.Response(200, text=self.note)
+        return self.client.get(path)
+
+
+def test_a_log_whose_checkpoint_lags_its_head_past_the_signing_delay_is_reported(
+    witnessed: Witnessed,
+) -> None:
+    t = witnessed.table
+    runtime = start_runtime(t.app_url, t.owner_url)
+    try:
+        with TestClient(create_app(lambda: runtime, lambda _: None)) as client:
+            old = client.get(f"/v1/log/{t.shard}/checkpoint").text
+            small_fight(runtime, reveal=False)
+            lines: list[str] = []
+            code = run_witness(
+                StaleLog(client, old),  # type: ignore[arg-type]
+                witnessed.state,
+                None,
+                lines.append,
+                delay=0.01,
+            )
+    finally:
+        runtime.close()
+    assert code == FAILED
+    assert "stopped signing" in "\n".join(lines)
+
+
+def test_an_unreachable_service_is_exit_3_from_the_command_line(tmp_path: Path) -> None:
+    result = CliRunner().invoke(
+        cli, ["witness", "http://127.0.0.1:9", "--state", str(tmp_path / "w.json")]
+    )
+    assert result.exit_code == UNREACHABLE, result.output
+    assert "UNREACHABLE" in result.output
+
+
+def test_the_witness_keeps_each_shards_checkpoint_and_the_trusted_key(
+    witnessed: Witnessed,
+) -> None:
+    kept = json.loads(witnessed.state.read_text())
+    assert kept["vkey"].count("+") >= 2
+    note = kept["checkpoints"][str(witnessed.table.shard)]
+    assert len(base64.b64decode(note.split("\n")[2])) == 32  # the root the checkpoint carries
+
+
+# --- the audit bundle, pinned to the signed log ---------------------------------------------
+
+
+def pinned_bundle(app_url: str, owner_url: str) -> tuple[dict[str, Any], str]:
+    runtime = start_runtime(app_url, owner_url)
+    try:
+        fight = small_fight(runtime, reveal=False)
+        bundle = with_proofs(export_bundle(runtime.ledger, fight), runtime.log_trees)
+        vkey = runtime.log_trees.vkeys[-1]
+    finally:
+        runtime.close()
+    return json.loads(json.dumps(bundle)), vkey
+
+
+def test_a_bundle_carries_a_checkpoint_and_every_events_inclusion_proof(
+    app_url: str, owner_url: str
+) -> None:
+    bundle, vkey = pinned_bundle(app_url, owner_url)
+    report = verify_bundle(bundle, vkey)
+    assert report.ok, [str(p) for p in report.problems]
+    assert f"signed by {vkey}" in report.pinned
+    assert "NOT checked" in verify_bundle(bundle).pinned
+    for event in bundle["events"]:
+        proof = event["inclusion"]
+        leaf = bytes.fromhex(event["chain_hash"])
+        hashes = [base64.b64decode(h) for h in proof["hashes"]]
+        signed = independent.open_checkpoint(bundle["checkpoint"], independent.parse_vkey(vkey))
+        assert independent.root_from_inclusion(
+            proof["leaf_index"], proof["tree_size"], leaf, hashes
+        ) == (signed.root)
+
+
+def test_a_forged_bundle_whose_links_were_recomputed_fails_its_inclusion_proof(
+    app_url: str, owner_url: str
+) -> None:
+    """The last event edited and its link recomputed, the head with it: the chain checks of
+    the bundle hold, only the signed checkpoint can tell."""
+    bundle, vkey = pinned_bundle(app_url, owner_url)
+    last = bundle["events"][-1]
+    edited = last["state"].replace('"by":"gm"', '"by":"p1"', 1)
+    assert edited != last["state"], last["state"]
+    last["state"] = edited
+    row = ChainRow(
+        last["position"],
+        UUID(bundle["encounter_id"]),
+        last["version"],
+        last["topic"],
+        last["state"].encode(),
+        last["chain_prev"],
+        None,
+    )
+    last["chain_hash"] = last["log"]["chain_hash"] = link(
+        bytes.fromhex(last["prev_hash"]), row
+    ).hex()
+    if bundle["head"]["position"] == last["position"]:
+        bundle["head"]["chain_hash"] = last["chain_hash"]
+    problems = [str(p) for p in verify_bundle(bundle, vkey).problems]
+    assert problems == [
+        f"position {last['position']}, version {last['version']}: the event's chain hash is not "
+        f"leaf {last['inclusion']['leaf_index']} of the signed checkpoint: the bundle is not "
+        "what the log holds"
+    ]
+
+
+def test_a_bundle_with_a_checkpoint_of_another_key_is_refused(app_url: str, owner_url: str) -> None:
+    bundle, _ = pinned_bundle(app_url, owner_url)
+    other = derive_signer(bytes(32), "forged.example").verifier.vkey
+    problems = [str(p) for p in verify_bundle(bundle, other).problems]
+    assert any("the checkpoint does not verify" in p for p in problems), problems
+
+
+def test_senki_verify_proves_a_cut_tail_by_a_checkpoint_larger_than_the_log(
+    witnessed: Witnessed,
+) -> None:
+    """Every other cross-reference removed too: the signed checkpoint still says how far the
+    log went."""
+    t = witnessed.table
+    assert senki_verify(t.app_url, t.owner_url).code == 0
+    cut_tail_unwitnessed(t)
+    verdict = senki_verify(t.app_url, t.owner_url, columns=300)
+    assert verdict.code == 1, verdict.output
+    assert f"FAIL shard {t.shard}: its Merkle tree: a checkpoint of" in verdict.output
+    assert "events were removed from its tail" in verdict.output
+
+
+def test_a_bundles_events_name_their_leaf_as_readers_get_it(app_url: str, owner_url: str) -> None:
+    bundle, vkey = pinned_bundle(app_url, owner_url)
+    first = bundle["events"][0]
+    assert first["log"] == {
+        "shard": bundle["shard"],
+        "position": first["position"],
+        "leaf_index": first["inclusion"]["leaf_index"],
+        "chain_hash": first["chain_hash"],
+    }
+    first["log"]["leaf_index"] += 1
+    problems = [str(p) for p in verify_bundle(bundle, vkey).problems]
+    assert problems == [
+        f"position {first['position']}, version 1: the event's log entry does not name the "
+        "leaf its inclusion proof proves"
+    ]
