@@ -232,10 +232,12 @@ def decision(
     if server_seed is not None and not _keeps_commitment(server_seed, state.commitment):
         raise WrongState("the server seed does not match this encounter's commitment")
     if dice is None:
+        own = len(hand_faces or ()) if entry is None else 0  # a rerun's: answers to waits
         entry = entry or Entry.sent(ctx, hand_faces)
         hand_dice = {
             "hand_faces": tuple(hand_faces) if hand_faces is not None else None,
             "entered_by": entry.by,
+            "own_faces": own,
             "await_hand": by_hand,
         }
         source = _dice_source(state, ctx, server_seed, hand_dice)

@@ -81,6 +81,9 @@ class DiceSource(BaseModel):
     hand_faces: tuple[int, ...] | None = None
     # Who entered each of `hand_faces`, in order (None, or missing: not recorded).
     entered_by: tuple[str | None, ...] = ()
+    # How many of `hand_faces` came with the command itself (the rest answer awaited dice):
+    # they are for its own resolution only, never for a step that then runs by itself.
+    own_faces: int = 0
     # Hand dice asked for one at a time (issue 19): when the faces given run out, the draw
     # signals `DieAwaited` instead of refusing, and the Encounter records what it waits for.
     await_hand: bool = False
@@ -128,11 +131,13 @@ class Dice:
         self._held: list[EncounterDiceRolled] = []
         self._by = by
         self._at = at
+        self._by_itself = False
 
     def draw(self, sides: int, purpose: str) -> int:
         """Roll 1D`sides` for `purpose` (a rule ID); a `Draw` for the GD calculators."""
         expression = f"1D{sides}"
-        if self._faces is not None:
+        hand = self._faces or not self._by_itself or self._source.await_hand
+        if self._faces is not None and hand:
             if not self._faces and self._source.await_hand:
                 source = self._source
                 raise DieAwaited(sides, purpose, source.hand_faces or (), source.entered_by)
@@ -171,6 +176,20 @@ class Dice:
             self._gate(index, sides, purpose)
         known = self._source.entered_by
         return known[index] if index < len(known) else None
+
+    def runs_by_itself(self) -> None:
+        """The command's own resolution is over; what follows is a step no one chooses (a
+        fainted character's cleanup, issue 35 §6). It takes none of the command's faces, which
+        must all have been used by now: it uses the encounter's dice (a server die, or a hand
+        die awaited)."""
+        used = len(self._source.hand_faces or ()) - len(self._faces or ())
+        left = self._source.own_faces - used
+        if left > 0:
+            raise DiceEntryError(
+                f"{left} die faces were entered but not needed: a command carries the faces of "
+                "its own resolution only"
+            )
+        self._by_itself = True
 
     @property
     def last_roll_seq(self) -> int:
