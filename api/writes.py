@@ -46,7 +46,7 @@ async def idempotency_of(request: Request, key: str | None) -> Idempotency:
         request.method.encode() + b" " + request.url.path.encode() + b"\n" + body
     ).hexdigest()
     scope = caller_scope(request.headers.get("authorization"))
-    return Idempotency(key=f"{scope}:{key}", fingerprint=fingerprint)
+    return Idempotency(key=f"{scope}:{key}", fingerprint=fingerprint, shared=scope == ANONYMOUS)
 
 
 def caller_scope(authorization: str | None) -> str:
@@ -63,16 +63,21 @@ def caller_scope(authorization: str | None) -> str:
     need no token get that far: every other route answers 401 first)."""
     scheme, _, credentials = (authorization or "").strip().partition(" ")
     if scheme.lower() != "bearer":
-        return _digest("anonymous")
+        return ANONYMOUS
     try:
         campaign_id, token_id, secret = read_token(credentials.strip())
     except InvalidToken:
-        return _digest("anonymous")
+        return ANONYMOUS
     return _digest(f"senki.{campaign_id.hex}.{token_id}.{secret}")
 
 
 def _digest(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+# Every caller without a token shares this scope: an answer kept under it is replayed to
+# whoever sends the same key and body, so it never replays a credential (issue 33 §3).
+ANONYMOUS = _digest("anonymous")
 
 
 def document_keys_required(schema: dict[str, Any]) -> dict[str, Any]:

@@ -87,6 +87,18 @@ def _with(state: Campaign, member_id: str, role: Role | None) -> Campaign:
     return state.model_copy(update={"members": members})
 
 
+def _revoked_for_good(state: Campaign, member_id: str) -> Campaign:
+    """A member who leaves takes no token along: adding the same id again later gives them
+    only what is issued then (an old token, kept by anyone, would come back to life)."""
+    tokens = {
+        token_id: token.model_copy(update={"revoked": True})
+        if token.member_id == member_id
+        else token
+        for token_id, token in state.tokens.items()
+    }
+    return state.model_copy(update={"tokens": tokens})
+
+
 def evolve(state: Campaign, event: DomainEvent) -> Campaign:
     match event:
         case CampaignOpened(name=name, ruleset=ruleset, options=options, gm=gm):
@@ -98,7 +110,7 @@ def evolve(state: Campaign, event: DomainEvent) -> Campaign:
         ):
             return _with(state, member, role)
         case MemberRemoved(member_id=member):
-            return _with(state, member, None)
+            return _revoked_for_good(_with(state, member, None), member)
         case CampaignOptionsChanged(options=options):
             return state.model_copy(update={"options": options})
         case AccessTokenIssued():

@@ -36,6 +36,7 @@ from domain.encounter.guards import (
     require_open,
     require_running,
 )
+from domain.encounter.owners import Entry, die_for, hand_gate
 from domain.encounter.rulesets import ruleset_for
 from domain.encounter.snapshot import SNAPSHOTS
 from domain.encounter.state import Encounter, evolve, reached
@@ -192,8 +193,10 @@ def decision(
     hand_faces: Sequence[int] | None = None,
     dice: Dice | None = None,
     hand: bool | None = None,
+    entry: Entry | None = None,
 ) -> Outcome:
-    """The command's outcome, not yet applied to the Encounter (`settled` applies it)."""
+    """The command's outcome, not yet applied to the Encounter (`settled` applies it).
+    `entry`: who entered the hand faces (default: the command's sender, all of them)."""
     check_texts(command)  # the edge checked a body already; a command built otherwise is too
     meta = {"at": ctx.at, "by": ctx.by}
     match command:
@@ -231,8 +234,16 @@ def decision(
     if server_seed is not None and not _keeps_commitment(server_seed, state.commitment):
         raise WrongState("the server seed does not match this encounter's commitment")
     if dice is None:
-        source = _dice_source(state, ctx, server_seed, hand_faces, await_hand=by_hand)
-        dice = Dice(source, by=ctx.by, at=ctx.at)
+        own = len(hand_faces or ()) if entry is None else 0  # a rerun's: answers to waits
+        entry = entry or Entry.sent(ctx, hand_faces)
+        hand_dice = {
+            "hand_faces": tuple(hand_faces) if hand_faces is not None else None,
+            "entered_by": entry.by,
+            "own_faces": own,
+            "await_hand": by_hand,
+        }
+        source = _dice_source(state, ctx, server_seed, hand_dice)
+        dice = Dice(source, by=ctx.by, at=ctx.at, gate=hand_gate(state, command, entry))
     try:
         outcome = state.ruleset.decide(state.rules, command, dice, ctx)
     except DieAwaited as awaited:
@@ -275,17 +286,11 @@ def _dice_source(
     state: Encounter,
     ctx: CommandContext,
     server_seed: bytes | None,
-    hand_faces: Sequence[int] | None,
-    *,
-    await_hand: bool = False,
+    hand_dice: Mapping[str, object],
 ) -> DiceSource:
-    faces = tuple(hand_faces) if hand_faces is not None else None
-    common = {
-        "stream_id": state.id,
-        "next_roll_seq": state.roll_count,
-        "hand_faces": faces,
-        "await_hand": await_hand,
-    }
+    """`hand_dice`: the faces entered, by whom, how many are the command's own, and whether
+    more are awaited (DiceSource says what each means)."""
+    common = {"stream_id": state.id, "next_roll_seq": state.roll_count, **hand_dice}
     if state.revealed_seed is not None:  # a known seed makes every later server die known
         return DiceSource(**common, why_no_server_dice=_REVEALED)
     return DiceSource(**common, server_seed=server_seed, client_seed=ctx.client_seed)
@@ -306,12 +311,8 @@ def _by_hand(state: Encounter, hand: bool | None) -> bool:
 def _awaited(
     state: Encounter, command: Command, ctx: CommandContext, signal: DieAwaited
 ) -> RollAwaited:
-    """The pending command and the die it waits for. The die is for the combatant its
-    purpose names (initiative: "GD-INIT-1 ace"), else the command's own combatant."""
-    ids = {c.combatant_id for c in state.combatants}
-    named = next((word for word in signal.purpose.split()[1:] if word in ids), None)
-    combatant = named or command.combatant
-    controller = state.controller_of(combatant) if combatant else None
+    """The pending command and the die it waits for (whose it is: owners.die_for)."""
+    combatant, member = die_for(state, command, signal.purpose)
     pending = PendingCommand(
         command_type=command.command_type,
         payload=command.model_dump(mode="json"),
@@ -319,8 +320,9 @@ def _awaited(
         is_gm=ctx.is_gm,
         client_seed=ctx.client_seed,
         faces=signal.entered,
+        entered_by=signal.entered_by,
     )
-    die = awaited_die(signal.sides, signal.purpose, combatant, controller)
+    die = awaited_die(signal.sides, signal.purpose, combatant, member)
     return RollAwaited(pending=pending, die=die, at=ctx.at, by=ctx.by)
 
 
@@ -348,6 +350,8 @@ def _enter(
     issuer = CommandContext(
         at=ctx.at, by=pending.by, is_gm=pending.is_gm, client_seed=pending.client_seed
     )
+    earlier = len(pending.faces)
+    enterers = (*pending.entered_by, *(None,) * earlier)[:earlier]  # v1: not recorded
     outcome = decision(
         state.model_copy(update={"awaiting": None}),
         original,
@@ -356,6 +360,7 @@ def _enter(
         hand_faces=(*pending.faces, *command.faces),
         dice=dice,
         hand=True if state.dice_mode == "per_roll" else None,
+        entry=Entry((*enterers, *(ctx.by,) * len(command.faces)), sender=ctx, new_from=earlier),
     )
     events = events_of(outcome)
     if not events:  # decided nothing after all: the wait ends all the same

@@ -11,7 +11,7 @@ ordinary events of that command with its dice marked `source="hand"`.
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
@@ -48,6 +48,8 @@ class PendingCommand(BaseModel):
     is_gm: bool
     client_seed: str | None = None
     faces: tuple[int, ...] = ()
+    # Who entered each face, in order (None: recorded before RollAwaited v2, not known).
+    entered_by: tuple[str | None, ...] = ()
 
 
 class Awaiting(BaseModel):
@@ -63,6 +65,7 @@ class RollAwaited(DomainEvent):
     """A command needs a die the table has not entered yet: it waits, recorded as pending."""
 
     event_type = "RollAwaited"
+    version = 2
     pending: PendingCommand
     die: AwaitedDie
 
@@ -76,6 +79,13 @@ class AwaitedRollWithdrawn(DomainEvent):
 
 
 registry.register(RollAwaited, AwaitedRollWithdrawn)
+
+
+@registry.upcaster("RollAwaited", 1)
+def _enterers_unrecorded(data: dict[str, Any]) -> dict[str, Any]:
+    """A v1 wait: who entered the faces so far was not recorded."""
+    pending = data["pending"]
+    return data | {"pending": pending | {"entered_by": [None] * len(pending.get("faces", ()))}}
 
 
 class EnterDie(Command):

@@ -8,7 +8,7 @@ decides.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from uuid import UUID
 
@@ -20,10 +20,17 @@ from domain.rules.outcome import Decision, Scalar, Value
 
 
 class EncounterDiceRolled(DomainEvent):
-    """One roll of the encounter's dice (server or entered by hand), faces included."""
+    """One roll of the encounter's dice (server or entered by hand), faces included; `by` is
+    who issued the command, `entered_by` who typed in a hand die's face (issue 33 §3)."""
 
     event_type = "EncounterDiceRolled"
+    version = 2
     result: RollResult
+    entered_by: str | None = Field(
+        default=None,
+        description="Who entered this hand die's face; None for a server die, and for a hand "
+        "die recorded before v2 (who entered it was not recorded then).",
+    )
 
 
 class RulingRecorded(DomainEvent):
@@ -49,6 +56,13 @@ class EncounterEnded(DomainEvent):
 
 registry.register(EncounterDiceRolled, RulingRecorded, EncounterEnded)
 
+
+@registry.upcaster("EncounterDiceRolled", 1)
+def _enterer_unrecorded(data: dict[str, object]) -> dict[str, object]:
+    """A v1 die: who entered a hand face was not recorded."""
+    return data | {"entered_by": None}
+
+
 # Facts that no ruleset's own state holds (the Encounter only counts them): most events of a
 # command are these, so each ruleset's evolve returns at once for them instead of trying
 # them against every one of its cases.
@@ -65,6 +79,11 @@ class DiceSource(BaseModel):
     server_seed: bytes | None = None
     client_seed: str | None = None
     hand_faces: tuple[int, ...] | None = None
+    # Who entered each of `hand_faces`, in order (None, or missing: not recorded).
+    entered_by: tuple[str | None, ...] = ()
+    # How many of `hand_faces` came with the command itself (the rest answer awaited dice):
+    # they are for its own resolution only, never for a step that then runs by itself.
+    own_faces: int = 0
     # Hand dice asked for one at a time (issue 19): when the faces given run out, the draw
     # signals `DieAwaited` instead of refusing, and the Encounter records what it waits for.
     await_hand: bool = False
@@ -78,18 +97,33 @@ class DieAwaited(Exception):  # a signal, not an error: the decision waits for a
     pending with the faces entered so far, and asks for this die. Deciding is deterministic,
     so the command is simply decided again once the face is entered."""
 
-    def __init__(self, sides: int, purpose: str, entered: tuple[int, ...]) -> None:
+    def __init__(
+        self,
+        sides: int,
+        purpose: str,
+        entered: tuple[int, ...],
+        entered_by: tuple[str | None, ...] = (),
+    ) -> None:
         super().__init__(f"1D{sides} for {purpose} is awaited")
         self.sides = sides
         self.purpose = purpose
         self.entered = entered
+        self.entered_by = entered_by
+
+
+# Refuses a hand face its sender may not enter: (the face's index among those entered, the
+# die's sides, its purpose). The Encounter knows whose each die is (domain/encounter).
+HandGate = Callable[[int, int, str], None]
 
 
 class Dice:
     """The dice of one decision: each die drawn becomes a recorded roll before any ruling."""
 
-    def __init__(self, source: DiceSource, *, by: str, at: datetime) -> None:
+    def __init__(
+        self, source: DiceSource, *, by: str, at: datetime, gate: HandGate | None = None
+    ) -> None:
         self._source = source
+        self._gate = gate
         self._seq = source.next_roll_seq
         self._faces = list(source.hand_faces) if source.hand_faces is not None else None
         if self._faces is None and source.await_hand:
@@ -97,19 +131,24 @@ class Dice:
         self._held: list[EncounterDiceRolled] = []
         self._by = by
         self._at = at
+        self._by_itself = False
 
     def draw(self, sides: int, purpose: str) -> int:
         """Roll 1D`sides` for `purpose` (a rule ID); a `Draw` for the GD calculators."""
         expression = f"1D{sides}"
-        if self._faces is not None:
+        hand = self._faces or not self._by_itself or self._source.await_hand
+        if self._faces is not None and hand:
             if not self._faces and self._source.await_hand:
-                raise DieAwaited(sides, purpose, self._source.hand_faces or ())
+                source = self._source
+                raise DieAwaited(sides, purpose, source.hand_faces or (), source.entered_by)
             if not self._faces:
                 raise DiceEntryError(f"{purpose}: one more die face is needed (a 1D{sides})")
+            entered_by = self._entered_by(sides, purpose)
             result = enter_by_hand(
                 expression, [self._faces.pop(0)], roll_seq=self._seq, purpose=purpose
             )
         elif self._source.server_seed is not None:
+            entered_by = None
             result = roll(
                 expression,
                 server_seed=self._source.server_seed,
@@ -121,8 +160,36 @@ class Dice:
         else:
             raise DiceEntryError(f"{purpose} needs a 1D{sides}: {self._source.why_no_server_dice}")
         self._seq += 1
-        self._held.append(EncounterDiceRolled.stamped({"result": result}, at=self._at, by=self._by))
+        self._held.append(
+            EncounterDiceRolled.stamped(
+                {"result": result, "entered_by": entered_by}, at=self._at, by=self._by
+            )
+        )
         return result.total
+
+    def _entered_by(self, sides: int, purpose: str) -> str | None:
+        """Who entered the next hand face, once the gate lets it go to this die."""
+        assert self._faces is not None
+        assert self._source.hand_faces is not None
+        index = len(self._source.hand_faces) - len(self._faces)
+        if self._gate is not None:
+            self._gate(index, sides, purpose)
+        known = self._source.entered_by
+        return known[index] if index < len(known) else None
+
+    def runs_by_itself(self) -> None:
+        """The command's own resolution is over; what follows is a step no one chooses (a
+        fainted character's cleanup, issue 35 §6). It takes none of the command's faces, which
+        must all have been used by now: it uses the encounter's dice (a server die, or a hand
+        die awaited)."""
+        used = len(self._source.hand_faces or ()) - len(self._faces or ())
+        left = self._source.own_faces - used
+        if left > 0:
+            raise DiceEntryError(
+                f"{left} die faces were entered but not needed: a command carries the faces of "
+                "its own resolution only"
+            )
+        self._by_itself = True
 
     @property
     def last_roll_seq(self) -> int:

@@ -24,10 +24,18 @@ from domain.campaign import access_commands as ac
 from domain.campaign import campaign
 from domain.campaign import campaign_commands as cc
 from domain.campaign.campaign import Campaign, Options, Role, RulesetId
+from domain.errors import WrongState
 from domain.events import DomainEvent
 from infra.services import answers
 from infra.services.answers import CampaignCreated, CampaignPublic, TokenIssued, TokenRecorded
-from infra.services.executor import NO_GUARD, Executor, Idempotency, Write, new_stream_id
+from infra.services.executor import (
+    NO_GUARD,
+    Executor,
+    Idempotency,
+    Response,
+    Write,
+    new_stream_id,
+)
 from infra.services.watched_states import WatchedStates
 
 Shown = TypeVar("Shown", CampaignCreated, TokenIssued)
@@ -52,7 +60,30 @@ class Principal:
 
 
 class InvalidToken(PermissionError):
-    """Unknown, malformed, revoked, or its member left the campaign (HTTP 401)."""
+    """Unknown, malformed, revoked, or its member left the campaign (HTTP 401).
+
+    Every refusal reads the same (`str`): which one it was would tell a stranger whether the
+    token's campaign exists, or that a token id was once issued. `reason` is for the server."""
+
+    WORDING = "this token is not valid (unknown, revoked, or its member left): ask your GM for one"
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(self.WORDING)
+        self.reason = reason
+
+
+class CredentialShownOnce(WrongState):
+    """A retried anonymous request that issued a token: its token is not shown again (HTTP 409).
+
+    Without a token, the caller who retries cannot be told from anyone else who learnt the
+    key and the body; a token replayed to them would be a credential they never earned."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            "this Idempotency-Key and body were answered already, and the token issued then "
+            "is shown only in that answer: to open a campaign, send the request again with a "
+            "new Idempotency-Key"
+        )
 
 
 def secret_hash(secret: str) -> str:
@@ -111,7 +142,7 @@ class CampaignService:
             campaign_id,
             events,
             lambda state, version: answers.token_recorded(state, version, token_id),
-            restore=TokenRecorded.model_validate,
+            restore=_replayed(idempotency),
             idempotency=idempotency,
         )
         return self._with_token(answer, CampaignCreated)
@@ -256,6 +287,17 @@ class CampaignService:
             # here: drop the cached states before answering, not when our NOTIFY comes back.
             if self.access is not None:
                 self.access.written()
+
+
+def _replayed(idempotency: Idempotency | None) -> Callable[[Response], TokenRecorded]:
+    """How a stored answer that issued a token is replayed: only into its caller's own scope."""
+
+    def restore(stored: Response) -> TokenRecorded:
+        if idempotency is not None and idempotency.shared:
+            raise CredentialShownOnce
+        return TokenRecorded.model_validate(stored)
+
+    return restore
 
 
 def read_token(token: str) -> tuple[UUID, str, str]:

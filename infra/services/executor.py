@@ -48,6 +48,7 @@ Response = dict[str, Any]
 # which the executor then keeps instead of evolving every event again.
 Decision = Decided[S] | list[DomainEvent]
 _ATTEMPTS = 5
+_Key = tuple[str, UUID]  # a cached state's kind and stream id
 
 
 def as_stored(answer: Response) -> Any:
@@ -82,10 +83,13 @@ class IdempotencyKeyReused(RuntimeError):
 
 @dataclass(frozen=True)
 class Idempotency:
-    """A caller-scoped key and a fingerprint of the request it was first used for."""
+    """A caller-scoped key and a fingerprint of the request it was first used for; `shared`:
+    the scope is every anonymous caller's, so whoever sends the key again is not known to be
+    the one who sent it first."""
 
     key: str
     fingerprint: str
+    shared: bool = False
 
 
 # Names the ids of streams created under an idempotency key (see `new_stream_id`).
@@ -145,8 +149,9 @@ class Executor:
         # still reads every event after the cached version (never stale); a command decides on
         # the cached state without a read (`known`), and its append, naming that version, is
         # refused if another process moved the stream on: then the entry is dropped and the
-        # command decided again on what the log says (`_attempt`).
-        self._cache: OrderedDict[UUID, tuple[int, Any]] = OrderedDict()
+        # command decided again on what the log says (`_attempt`). Keyed by kind and id: an
+        # id of another kind (a roll log's read as an encounter) must find nothing here.
+        self._cache: OrderedDict[_Key, tuple[int, Any]] = OrderedDict()
         self._cache_size = cache_size
         self._cache_lock = threading.Lock()
 
@@ -157,7 +162,7 @@ class Executor:
         then every newer event."""
         state, version = kind.initial(stream_id), 0
         shard = self.ledger.shard_of(stream_id)
-        start = self._cached(stream_id, upto) or self._snapshot(kind, stream_id, shard, upto)
+        start = self._cached(kind, stream_id, upto) or self._snapshot(kind, stream_id, shard, upto)
         if start is not None:
             version, state = start
         for recorded in self.ledger.read(stream_id, shard=shard, after=version, upto=upto):
@@ -165,7 +170,7 @@ class Executor:
         if not kind.exists(state):
             raise NotFound(f"no {kind.name.replace('_', ' ')} {stream_id}")
         if upto is None:
-            self._remember(stream_id, version, state)
+            self._remember(kind, stream_id, version, state)
         return Loaded(state, version)
 
     def known(self, kind: AggregateKind[S], stream_id: UUID) -> Loaded[S]:
@@ -173,38 +178,45 @@ class Executor:
         to decide a command on (its append names the version, so a stale one is refused and
         decided again) and to authorise one (who a stream belongs to never changes), not to
         answer a read with."""
-        found = self._cached(stream_id, None)
+        found = self._cached(kind, stream_id, None)
         if found is None:
             return self.load(kind, stream_id)
         return Loaded(found[1], found[0])
 
-    def _forget(self, stream_id: UUID, version: int) -> None:
+    def _forget(self, kind: AggregateKind[Any], stream_id: UUID, version: int) -> None:
         """Drop a cached state found stale at `version` (a newer one stays)."""
+        key = (kind.name, stream_id)
         with self._cache_lock:
-            known = self._cache.get(stream_id)
+            known = self._cache.get(key)
             if known is not None and known[0] <= version:
-                del self._cache[stream_id]
+                del self._cache[key]
 
-    def _cached(self, stream_id: UUID, upto: int | None) -> tuple[int, Any] | None:
+    def _cached(
+        self, kind: AggregateKind[Any], stream_id: UUID, upto: int | None
+    ) -> tuple[int, Any] | None:
+        key = (kind.name, stream_id)
         with self._cache_lock:
-            found = self._cache.get(stream_id)
+            found = self._cache.get(key)
             if found is None or (upto is not None and found[0] > upto):
                 return None
-            self._cache.move_to_end(stream_id)
+            self._cache.move_to_end(key)
             return found
 
-    def _drop(self, stream_id: UUID) -> None:
+    def _drop(self, kind: AggregateKind[Any], stream_id: UUID) -> None:
         """Drop whatever state is cached (the stream moved to another shard)."""
         with self._cache_lock:
-            self._cache.pop(stream_id, None)
+            self._cache.pop((kind.name, stream_id), None)
 
-    def _remember(self, stream_id: UUID, version: int, state: object) -> None:
+    def _remember(
+        self, kind: AggregateKind[Any], stream_id: UUID, version: int, state: object
+    ) -> None:
+        key = (kind.name, stream_id)
         with self._cache_lock:
-            known = self._cache.get(stream_id)
+            known = self._cache.get(key)
             if known is not None and known[0] > version:
                 return  # another thread saw a newer version
-            self._cache[stream_id] = (version, state)
-            self._cache.move_to_end(stream_id)
+            self._cache[key] = (version, state)
+            self._cache.move_to_end(key)
             while len(self._cache) > self._cache_size:
                 self._cache.popitem(last=False)
 
@@ -287,7 +299,7 @@ class Executor:
                 # The campaign was moved (senki campaigns move): once the directory names its
                 # new shard, decide again there; while the move still verifies, a 503.
                 moved_to = self.ledger.placements.lookup(stream_id)
-                self._drop(stream_id)
+                self._drop(kind, stream_id)
                 if moved_to == shard or attempt == _ATTEMPTS - 1:
                     raise
                 shard = moved_to
@@ -332,7 +344,7 @@ class Executor:
         except (ConcurrencyConflict, ValueError, LookupError):
             # Maybe only the state was stale (another process appended since): forget it and
             # decide on the log's. A conflict or refusal on the current state is the answer.
-            self._forget(stream_id, loaded.version)
+            self._forget(kind, stream_id, loaded.version)
             current = self._current(kind, stream_id, command.new)
             if current.version == loaded.version:
                 raise
@@ -352,7 +364,7 @@ class Executor:
             [StreamWrite(stream_id, loaded.version, events)], shard=shard, idempotency=record
         )
         saved = loaded.version + len(events)
-        self._remember(stream_id, saved, after)
+        self._remember(kind, stream_id, saved, after)
         self._maybe_snapshot(kind, stream_id, loaded.version, after, saved)
         return response
 

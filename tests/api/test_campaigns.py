@@ -18,15 +18,19 @@ def test_creating_a_campaign_returns_the_gms_first_token_once(client: TestClient
     assert "token" not in got.json()
 
 
-def test_a_retried_creation_returns_the_same_campaign_and_token(client: TestClient) -> None:
+def test_a_retried_creation_opens_nothing_more_and_shows_no_token_again(
+    client: TestClient,
+) -> None:
+    """Anyone without a token could be the one retrying (issue 33 §3): the GM token is shown
+    in the first answer only, and the retry opens no second campaign."""
     headers = key()
     body = {"name": "retry", "gm_member_id": "gm"}
     first = client.post("/v1/campaigns", headers=headers, json=body).json()
-    again = client.post("/v1/campaigns", headers=headers, json=body).json()
-    assert (again["id"], again["token"]) == (first["id"], first["token"])
-    assert (
-        client.get(f"/v1/campaigns/{first['id']}", headers=auth(again["token"])).status_code == 200
-    )
+    again = client.post("/v1/campaigns", headers=headers, json=body)
+    assert again.status_code == 409
+    assert first["token"] not in again.text
+    got = client.get(f"/v1/campaigns/{first['id']}", headers=auth(first["token"]))
+    assert got.json()["version"] == first["version"]
 
 
 def test_the_same_key_with_another_body_is_refused(client: TestClient) -> None:

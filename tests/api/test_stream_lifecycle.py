@@ -12,6 +12,7 @@ import time
 import pytest
 from fastapi.testclient import TestClient
 
+from infra.services import InvalidToken
 from infra.services.runtime import Runtime
 from tests.api.conftest import auth
 from tests.api.fight import Fight, open_fight
@@ -72,7 +73,7 @@ def test_a_removed_members_stream_ends(client: TestClient) -> None:
     assert removed.status_code == 200, removed.text
     reader.join(timeout=BOUND)
     assert closed(body)["reason"] == "unauthorized"
-    assert "left the campaign" in closed(body)["detail"]
+    assert closed(body)["detail"] == InvalidToken.WORDING  # one wording for every refusal
 
 
 def test_streams_end_when_the_server_begins_to_shut_down(

@@ -137,11 +137,14 @@ def _encounter(streams: set[str], runtime: bootstrap.Runtime) -> str:
 
 
 def test_a_retried_create_answers_once_on_every_shard(client: TestClient) -> None:
-    """Idempotency records live on the stream's shard: a retried create must find its own."""
-    headers = key()
-    body: dict[str, Any] = {"name": "再送", "gm_member_id": "gm", "options": {}}
-    first = client.post("/v1/campaigns", headers=headers, json=body)
-    again = client.post("/v1/campaigns", headers=headers, json=body)
+    """Idempotency records live on the stream's shard: a retried create must find its own.
+    (Sent with the GM's token: an anonymous retry is never shown the first answer's token.)"""
+    campaign = open_campaign(client, "再送")
+    headers = auth(campaign.gm) | key()
+    body: dict[str, Any] = {"name": "再送の表"}
+    path = f"/v1/campaigns/{campaign.id}/rolls"
+    first = client.post(path, headers=headers, json=body)
+    again = client.post(path, headers=headers, json=body)
     assert (first.status_code, again.status_code) == (201, 201)
     assert again.json() == first.json()
 

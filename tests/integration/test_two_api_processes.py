@@ -73,23 +73,35 @@ def count_events(owner_url: str) -> int:
 
 
 def test_a_retry_on_the_other_process_appends_nothing(app_url: str, owner_url: str) -> None:
+    """The GM's token issue, sent to both processes at once and then again: one token, issued
+    once, and the same answer (its token included: the GM's own retry) every time."""
     with api_process(app_url) as first, api_process(app_url) as second:
-        headers = {"Idempotency-Key": str(uuid.uuid4())}
-        body = {"name": "二つの窓口", "gm_member_id": "gm"}
+        opened = httpx.post(
+            f"{first}/v1/campaigns",
+            json={"name": "二つの窓口", "gm_member_id": "gm"},
+            headers={"Idempotency-Key": str(uuid.uuid4())},
+            timeout=30,
+        ).json()
+        path = f"/v1/campaigns/{opened['id']}/tokens"
+        body = {"kind": "site", "label": "wiki"}
+        headers = {
+            "Idempotency-Key": str(uuid.uuid4()),
+            "Authorization": f"Bearer {opened['token']}",
+        }
         with ThreadPoolExecutor(2) as pool:
             answers = list(
                 pool.map(
                     lambda base: httpx.post(
-                        f"{base}/v1/campaigns", json=body, headers=headers, timeout=30
+                        f"{base}{path}", json=body, headers=headers, timeout=30
                     ),
                     [first, second],
                 )
             )
-        again = httpx.post(f"{second}/v1/campaigns", json=body, headers=headers, timeout=30)
+        again = httpx.post(f"{second}{path}", json=body, headers=headers, timeout=30)
     assert {a.status_code for a in answers} == {201}
     assert answers[0].json() == answers[1].json() == again.json()
-    # One campaign: CampaignOpened and the first token's AccessTokenIssued, once.
-    assert count_events(owner_url) == 2
+    # CampaignOpened, the first token's AccessTokenIssued, and the site token's, once.
+    assert count_events(owner_url) == 3
 
 
 def test_metrics_served_on_their_own_port_are_not_on_the_api_port(app_url: str) -> None:

@@ -151,7 +151,7 @@ def _injuries(run: Run, defender: GdCombatant) -> None:
         defender.max_hp,
         defender.sheet.stats.resistance,
         is_assault_core=defender.sheet.is_assault_core,
-        draw=run.draw,
+        draw=run.draw_for(defender.id),
         options=run.state.options,
     )
     run.rule(result.decision())

@@ -107,6 +107,7 @@ class GloriousDrive:
         run = Run(state=state, dice=dice, ctx=ctx)
         turn.cleanup_by_itself(run, command)  # issue 19: no one's choice, so no command
         _HANDLERS[type(command)](run, command)
+        dice.runs_by_itself()  # issue 35 §6: what follows takes none of the command's faces
         turn.fainted_cleanups_by_themselves(run)  # issue 19: GD-INJ-1, no one's choice
         return Decided(run.events, run.state)
 

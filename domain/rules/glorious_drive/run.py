@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 from domain.events import DomainEvent
 from domain.rules.glorious_drive import events as ev
+from domain.rules.glorious_drive.draws import Draw
 from domain.rules.glorious_drive.evolve import evolve
 from domain.rules.glorious_drive.state import GdState
 from domain.rules.outcome import Decision
@@ -39,6 +40,11 @@ class Run:
     def draw(self, sides: int, purpose: str) -> int:
         """A `Draw` for the calculators: the die is recorded before the next ruling."""
         return self.dice.draw(sides, purpose)
+
+    def draw_for(self, combatant: str) -> Draw:
+        """A `Draw` whose dice name `combatant`: whose die it is, when it is not the command's
+        own combatant's (a fainted character's cleanup, a defender hit at once)."""
+        return lambda sides, purpose: self.dice.draw(sides, f"{purpose} {combatant}")
 
     def end_main_action(self, combatant: str) -> None:
         """GD-MAIN: the phase of `combatant` ends; after the last one, the turn ends."""

@@ -42,7 +42,7 @@ def inflict_status(run: Run, command: cmd.InflictStatus) -> None:
 
 
 def _resisted(run: Run, target: GdCombatant, difficulty: int) -> bool:
-    die = run.draw(100, "GD-REACT-7 resistance")
+    die = run.draw_for(target.id)(100, "GD-REACT-7 resistance")
     check = status_resistance_check(
         target.sheet.stats.resistance, die, difficulty, options=run.state.options
     )
@@ -61,7 +61,7 @@ def run_down_statuses(run: Run, combatant: GdCombatant) -> None:
                 reason="duration_ended",
             )
             continue
-        die = run.draw(100, f"GD-MAIN-2 recovery {status.name}")
+        die = run.draw_for(combatant.id)(100, f"GD-MAIN-2 recovery {status.name}")
         check = status_recovery_check(
             combatant.sheet.stats.resistance, status.effect_value, die, options=run.state.options
         )

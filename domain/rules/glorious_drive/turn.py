@@ -130,7 +130,7 @@ def _faint_recovered(run: Run, combatant: GdCombatant) -> bool:
         combatant.hp,
         combatant.sheet.stats.resistance,
         is_assault_core=combatant.sheet.is_assault_core,
-        draw=run.draw,
+        draw=run.draw_for(combatant.id),
         options=run.state.options,
     )
     check = recovery.check

@@ -14,6 +14,7 @@ from typing import Any
 from domain.dice import commitment, derive_server_seed
 from domain.encounter import aggregate
 from domain.encounter.aggregate import Encounter
+from domain.encounter.awaited import DiceMode, EnterDie
 from domain.encounter.commands import JoinCombatant, OpenEncounter
 from domain.events import DomainEvent
 from domain.rules.glorious_drive.state import GdCombatant, GdState
@@ -79,13 +80,16 @@ class Table:
         *,
         by: CommandContext = GM,
         faces: Sequence[int] | None = None,
+        then: Sequence[int] | None = None,
     ) -> list[DomainEvent]:
-        """Decide `command` and apply what it decided; returns the new events."""
+        """Decide `command` and apply what it decided; returns the new events. `then`: the
+        faces the GM enters next, for the hand dice the encounter then awaits (a step that
+        runs by itself never takes the command's own faces, issue 35 §6)."""
         outcome = aggregate.decided(
             self.state,
             command,
             by,
-            server_seed=SEED if faces is None else None,
+            server_seed=SEED,  # a step that runs by itself after a command rolls these
             hand_faces=faces,
         )
         for event in outcome.events:
@@ -94,15 +98,20 @@ class Table:
         # application keeps instead of evolving again) is the state the events lead to.
         assert outcome.state == self.state
         self.events += outcome.events
+        if then is not None:
+            return outcome.events + self.do(EnterDie(faces=tuple(then)))
         return outcome.events
 
-    def open(self, battle_map: dict[str, Any] | None = None, **options: Any) -> Table:
+    def open(
+        self, battle_map: dict[str, Any] | None = None, *, dice: DiceMode = "server", **options: Any
+    ) -> Table:
         self.do(
             OpenEncounter(
                 ruleset_id="glorious_drive",
                 options=options,
                 commitment=commitment(SEED),
                 battle_map={"width": 12, "height": 12} | (battle_map or {}),
+                dice=dice,
             )
         )
         return self

@@ -38,7 +38,11 @@ SAMPLES: list[DomainEvent] = [
         combatant_id="ace", name="Ace", side="pc", controller="p1", sheet=sheet(1, 2), **M
     ),
     EncounterSeedRevealed(server_seed=SEED.hex(), **M),
-    EncounterDiceRolled(result=enter_by_hand("1D6", [4], roll_seq=0, purpose="GD-INIT-1"), **M),
+    EncounterDiceRolled(
+        result=enter_by_hand("1D6", [4], roll_seq=0, purpose="GD-INIT-1 ace"),
+        entered_by="p1",
+        **M,
+    ),
     RulingRecorded(
         rule_ids=("GD-INIT-1",),
         inputs={"rolls": ({"combatant_id": "ace", "reaction": 5, "die": 4},)},
@@ -110,3 +114,11 @@ def test_every_encounter_event_type_has_a_sample() -> None:
     sampled = {e.event_type for e in SAMPLES}
     ours = {t for t in registry.known_types() if t.startswith("gd.")}
     assert ours <= sampled
+
+
+def test_a_v1_die_reads_as_v2_with_who_entered_it_not_recorded() -> None:
+    """Issue 33 §3: v2 records who entered a hand face; a v1 die did not record it."""
+    stored = json.loads((GOLDEN / "EncounterDiceRolled.v1.json").read_text(encoding="utf-8"))
+    event = registry.decode("EncounterDiceRolled.v1", stored)
+    assert isinstance(event, EncounterDiceRolled)
+    assert (event.result.total, event.entered_by) == (4, None)

@@ -201,12 +201,37 @@ def test_a_player_may_give_faces_up_front_only_with_hand_dice() -> None:
     with pytest.raises(NotPermitted, match="only the GM"):
         log.do("Dodge", {"combatant_id": "grunt"}, by="p2", faces=[50, 10, 1, 1])
     log = ace_against_a_grunt("hand", grunt_by="p2")
-    log.do("Dodge", {"combatant_id": "grunt"}, by="p2", faces=[50, 10, 1])
+    log.do("Dodge", {"combatant_id": "grunt"}, by="p2")
+    log.enter(50, by="p1")  # the attacker's hit die is p1's (issue 33 §3)
+    log.do("EnterDie", {"faces": [10, 1]}, by="p2")  # evasion and faint: the grunt's own
     assert log.awaited() == "1D100 critical for grunt, GD-INJ-2"
     assert log.state.awaiting is not None
     assert log.state.awaiting.die.for_member == "p2"
     log.enter(1, by="p2")
     assert log.state.rules.combatants["grunt"].injury == "critical"  # type: ignore[union-attr]
+
+
+def test_a_players_faces_go_only_to_her_own_dice() -> None:
+    """Issue 33 §3: p2's Dodge may not carry the attacker's hit die (p1's), nor her EnterDie
+    run on into another member's die; a refused face changes nothing."""
+    log = ace_against_a_grunt("hand", grunt_by="p2")
+    with pytest.raises(NotPermitted, match=r"1D100 hit for ace, GD-REACT-1, which p1"):
+        log.do("Dodge", {"combatant_id": "grunt"}, by="p2", faces=[50, 10, 1])
+    log.do("Dodge", {"combatant_id": "grunt"}, by="p2")
+    with pytest.raises(NotPermitted, match=r"face 2 .* evasion for grunt"):
+        log.do("EnterDie", {"faces": [50, 10]}, by="p1")
+    entered = log.enter(50, by="p1")
+    assert log.state.awaiting is not None
+    assert log.state.awaiting.pending.entered_by == ("p1",)
+    assert isinstance(entered[-1], RollAwaited)
+    resolved = log.do("EnterDie", {"faces": [10, 1, 1]}, by="p2")
+    rolled = [e for e in resolved if isinstance(e, EncounterDiceRolled)]
+    assert [(e.result.total, e.entered_by, e.by) for e in rolled] == [
+        (50, "p1", "p2"),  # entered by the attacker's player; the command was p2's
+        (10, "p2", "p2"),
+        (1, "p2", "p2"),
+        (1, "p2", "p2"),
+    ]
 
 
 def test_WZ_initiative_asks_for_each_side_die() -> None:

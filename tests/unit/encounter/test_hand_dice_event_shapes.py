@@ -27,6 +27,7 @@ SAMPLES: list[DomainEvent] = [
             by="gm",
             is_gm=True,
             faces=(20, 20),
+            entered_by=("gm", "aoi"),
         ),
         die=awaited_die(6, "GD-INJ-1 faint", "brute", "gm"),
         **M,
@@ -83,3 +84,11 @@ def test_the_encounter_log_reads_a_wait_and_a_withdrawal() -> None:
         "bruteのfaint（1D6、GD-INJ-1）の入力待ち：GMが入力",
     )
     assert withdrawn[0] == "gm withdrew Dodge, which waited for a die: declared by mistake"
+
+
+def test_a_v1_wait_reads_as_v2_with_who_entered_its_faces_not_recorded() -> None:
+    """Issue 33 §3: v2 records who entered each face so far; v1 did not."""
+    stored = json.loads((GOLDEN / "RollAwaited.v1.json").read_text(encoding="utf-8"))
+    event = registry.decode("RollAwaited.v1", stored)
+    assert isinstance(event, RollAwaited)
+    assert (event.pending.faces, event.pending.entered_by) == ((20, 20), (None, None))

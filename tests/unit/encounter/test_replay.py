@@ -13,14 +13,16 @@ from tests.unit.encounter.table import sheet
 
 def a_hit_to_minus_8(**options: object) -> Log:
     """Ace (attack 120) hits Brute (defence 50, max HP 62, resistance 3): 70 damage → HP −8.
-    GD-INJ-1: faint check 1D6 + 3 + (−8); the die shows 4 → total −1."""
+    GD-INJ-1: faint check 1D6 + 3 + (−8); the die shows 4 → total −1. Wing acts between
+    them, so Brute's cleanup (its recovery die) is not yet due."""
     log = Log(**options)
     log.join("ace", "p1", "pc", sheet(1, 1, reaction=10))
+    log.join("wing", "p2", "pc", sheet(1, 3, reaction=5))
     log.join("brute", "gm", "enemy", sheet(3, 1, reaction=2, hp=62))
-    log.do("RollInitiative", {}, faces=[1, 1])
+    log.do("RollInitiative", {}, faces=[1, 1, 1])
     log.do("Cleanup", {"combatant_id": "ace"}, by="p1")
     log.do("DeclareAttack", {"combatant_id": "ace", "target": "brute"}, by="p1")
-    log.do("TakeHit", {"combatant_id": "brute"}, faces=[4, 4])  # faints; its cleanup ran by itself
+    log.do("TakeHit", {"combatant_id": "brute"}, faces=[4])  # faints
     return log
 
 
@@ -28,6 +30,7 @@ def test_every_command_is_recorded_before_its_effects() -> None:
     log = a_hit_to_minus_8()
     recorded = [e.command_type for e in log.events if isinstance(e, CommandIssued)]
     assert recorded == [
+        "JoinCombatant",
         "JoinCombatant",
         "JoinCombatant",
         "RollInitiative",
@@ -98,7 +101,7 @@ def test_extra_dice_come_from_the_seed_in_a_labelled_sequence_and_reproduce() ->
         "GrantSituationModifier",
         {"defender": "brute", "percent": 10, "grade": "small", "reason": "flank"},
     )
-    log.do("TakeHit", {"combatant_id": "brute"}, faces=[6, 6])  # 82 → HP −12: faint, still
+    log.do("TakeHit", {"combatant_id": "brute"}, faces=[6])  # 82 → HP −12: faint, still
     # Amend the modifier to large (100 %): 240 − 50 = 190 → HP −120: the faint die is reused,
     # the critical and incapacitated checks (GD-INJ-2/3) need dice the original never rolled.
     grant = next(

@@ -63,16 +63,17 @@ def test_GD_SQ_3_under_the_strict_line_of_fire_the_shot_and_its_reaction_are_bot
 
 
 def a_faint_and_a_second_turn() -> Log:
-    """Brute is hit to −8 and faints on a 4 (GD-INJ-1a, the example's reading), fails its
-    cleanup check, and in turn 2 Ace shoots it again."""
+    """Brute, an Assault Core, is hit to −8 and shuts down on a 4 (GD-INJ-1a, the example's
+    reading: an Assault Core's faint), which no cleanup check ends, and in turn 2 Ace shoots
+    it again."""
     log = Log()
     log.join("ace", "p1", "pc", sheet(1, 1, reaction=10))
-    log.join("brute", "gm", "enemy", sheet(3, 1, reaction=2, hp=62))
+    log.join("brute", "gm", "enemy", sheet(3, 1, reaction=2, hp=62, body="assault_core"))
     log.do("RollInitiative", {}, faces=[1, 1])
     log.do("Cleanup", {"combatant_id": "ace"}, by="p1")
     log.do("DeclareAttack", {"combatant_id": "ace", "target": "brute"}, by="p1")
-    log.do("TakeHit", {"combatant_id": "brute"}, faces=[4, 1])  # faints; its cleanup ran by itself
-    log.do("RollInitiative", {}, faces=[1, 1])
+    log.do("TakeHit", {"combatant_id": "brute"}, faces=[4])  # shuts down
+    log.do("RollInitiative", {}, faces=[1])  # only Ace is able to act
     log.do("Cleanup", {"combatant_id": "ace"}, by="p1")
     log.do("DeclareAttack", {"combatant_id": "ace", "target": "brute"}, by="p1")
     return log
@@ -94,7 +95,7 @@ def test_GD_INJ_1a_under_the_text_reading_the_brute_stays_up_and_its_action_is_m
     versions = [u.version for u in result.unapplied]
     assert versions == sorted(set(versions))
     assert len(versions) == 3
-    assert result.differences["brute"]["injury"] == {"original": "faint", "replay": "none"}
+    assert result.differences["brute"]["injury"] == {"original": "shutdown", "replay": "none"}
     assert result.differences["brute"]["hp"] == {"original": 62 - 70 - 70, "replay": 62 - 70}
 
 

@@ -24,7 +24,7 @@ from tests.unit.rules.wizardry_round.test_procedure_action import rolled
 
 def test_GD_INJ_1_a_fainted_characters_declaration_is_refused_by_the_faint_rule() -> None:
     table = hit_down_to(-8)
-    table.do(gd.TakeHit(combatant_id="ace"), faces=[4, 4])  # −1: fainted, and stays so
+    table.do(gd.TakeHit(combatant_id="ace"), faces=[4], then=[4])  # −1: fainted, stays so
     before = table.state
     with pytest.raises(RuleViolation) as refused:
         table.do(gd.DeclareAttack(combatant_id="ace", target="orc"))
