@@ -22,8 +22,6 @@ from infra.services import (
     ProofError,
     Runtime,
     ShardTree,
-    TreeDisagrees,
-    is_unavailable,
 )
 
 router = APIRouter(prefix="/v1/log", tags=["log"])
@@ -77,20 +75,8 @@ class InclusionProof(BaseModel):
     hashes: list[str] = Field(description="RFC 9162 §2.1.3 inclusion proof, base64.")
 
 
-def _size(runtime: Runtime, shard: int) -> int | None:
-    """The tree's size, when it can be had at once: the head is read by health checks too."""
-    try:
-        return runtime.log_trees.tree(shard).tree_size_if_built()
-    except TreeDisagrees:
-        return None
-    except Exception as error:
-        if is_unavailable(error):  # the head itself was read: report it, without the size
-            return None
-        raise
-
-
 @router.get("/head", response_model=LogHeads, response_model_exclude_none=True)
-def head(senki: SenkiDep, runtime: RuntimeDep) -> LogHeads:
+def head(senki: SenkiDep) -> LogHeads:
     """The current chain head of every shard, in shard order.
 
     With a PostgreSQL cluster per shard, a shard whose cluster is down is listed as
@@ -101,7 +87,7 @@ def head(senki: SenkiDep, runtime: RuntimeDep) -> LogHeads:
             shard=h.shard,
             position=h.position,
             chain_hash=h.chain_hash,
-            tree_size=_size(runtime, h.shard),
+            tree_size=h.tree_size,
         )
         if isinstance(h, LogHeadView)
         else LogHead(shard=h.shard, status="unavailable")

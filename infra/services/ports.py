@@ -18,6 +18,7 @@ class LogHeadView:
     position: int
     chain_hash: str
     status: str = "ok"
+    tree_size: int | None = None  # the shard's Merkle tree, once this process has built it
 
 
 @dataclass(frozen=True)

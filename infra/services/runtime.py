@@ -44,6 +44,7 @@ from infra.services.watched_states import WatchedStates
 from infra.settings import Settings
 from infra.store.connect import ShardUnavailable, probe_clusters
 from infra.store.ledger import Ledger, is_unavailable
+from infra.store.log_tree import TreeDisagrees
 from infra.store.log_trees import log_trees
 
 log = logging.getLogger("senki.bootstrap")
@@ -148,9 +149,22 @@ class Runtime:
         return [
             ShardDownView(index, str(head))
             if isinstance(head, ShardUnavailable)
-            else LogHeadView(head.shard, head.position, head.chain_hash)
+            else LogHeadView(
+                head.shard, head.position, head.chain_hash, tree_size=self._tree_size(head.shard)
+            )
             for index, head in heads.items()
         ]
+
+    def _tree_size(self, shard: int) -> int | None:
+        """The tree's size when it can be had at once: the head is read by health checks too."""
+        try:
+            return self.log_trees.tree(shard).tree_size_if_built()
+        except TreeDisagrees:
+            return None
+        except Exception as error:
+            if is_unavailable(error):  # the head itself was read: report it, without the size
+                return None
+            raise
 
     def projection_positions(self) -> list[ProjectionPositionView]:
         """What `senki projections status` shows, for the API's /metrics (which caches it)."""
