@@ -9,6 +9,9 @@ from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
 
 from api import metrics, openapi, problems
+from api.floods import Floods
+from api.gate import Gate
+from api.heavy_reads import HeavyReads
 from api.limits import BodySizeLimit
 from api.routes import (
     bcdice_api,
@@ -25,7 +28,7 @@ from api.routes import (
 )
 from api.routes.table import routers as table_routers
 from api.web.router import router as web_router
-from infra.services import SenkiPort
+from infra.services import Runtime, SenkiPort, Settings
 
 MAX_BODY_BYTES = 256 * 1024
 
@@ -45,6 +48,8 @@ def create_app(
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         senki = start()
         app.state.senki = senki
+        settings = senki.settings if isinstance(senki, Runtime) else Settings()
+        app.state.floods = Floods.of(settings)
         try:
             yield
         finally:
@@ -63,7 +68,16 @@ def create_app(
         # 60 of 1,579 py-spy samples of the server under a stream of commands.
         telemetry={"tracing": False, "metrics": False, "logs": False},
     )
-    app.add_middleware(BodySizeLimit, max_bytes=MAX_BODY_BYTES)
+
+    def floods() -> Floods | None:
+        return getattr(app.state, "floods", None)  # set by the lifespan
+
+    def body_timeout() -> float | None:
+        held = floods()
+        return None if held is None else held.settings.body_timeout_s
+
+    app.add_middleware(HeavyReads, floods=floods, senki=lambda: app.state.senki)
+    app.add_middleware(BodySizeLimit, max_bytes=MAX_BODY_BYTES, body_timeout=body_timeout)
     if cors_origins:
         app.add_middleware(
             CORSMiddleware,
@@ -72,6 +86,7 @@ def create_app(
             allow_headers=["*"],
             expose_headers=["ETag", "Location"],
         )
+    app.add_middleware(Gate, floods=floods)
     # Last: the outermost middleware.
     metrics.install(app, lambda: getattr(app.state, "senki", None), route=metrics_route)
     problems.install(app)

@@ -1,8 +1,12 @@
 """An encounter's events: paged by cursor (its version), and live as Server-Sent Events.
 
-The live feed polls the encounter's stream every `POLL_SECONDS`: one indexed query per
-listener, no connection held between polls, and it works the same behind any number of API
-replicas. A client resumes with `Last-Event-ID` (the event id is the encounter's version).
+The live feed reads the encounter's stream when the process's one LISTEN hears it appended to
+(api/live.py): an idle stream costs no query, and it works the same behind any number of API
+replicas (each hears every append's NOTIFY). While the append watch cannot vouch for what it
+heard (its connection lost or silent), the feed polls every `POLL_SECONDS` instead. A client
+resumes with `Last-Event-ID` (the event id is the encounter's version). One token holds at
+most `streams_per_token` streams at once and the process `streams_per_process` (settings):
+past either, 429 with Retry-After.
 
 A stream lives no longer than the access it was opened with: every `RECHECK_SECONDS` its token
 is checked again (from the access cache while the append watch vouches for it, else from the
@@ -17,18 +21,22 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import AsyncIterator
-from typing import Annotated
+from typing import Annotated, Any
 from uuid import UUID
 
 import anyio
 from fastapi import APIRouter, Depends, Header, HTTPException, Query, Request
 from fastapi.concurrency import run_in_threadpool
-from fastapi.responses import StreamingResponse
+from fastapi.responses import Response, StreamingResponse
 from fastapi.security import HTTPAuthorizationCredentials
 from pydantic import BaseModel, Field
+from starlette.types import Receive, Scope, Send
 
 from api.deps import RuntimeDep
 from api.encounter_views import event_public, lens_for
+from api.floods import Floods, floods_of
+from api.limits import holder
+from api.problems import problem
 from api.routes.encounters import load_for
 from api.security import READERS, PrincipalDep, bearer, current_principal
 from infra.services import EventPublic, InvalidToken, Principal, Runtime, read_page
@@ -41,6 +49,7 @@ HEARTBEAT_SECONDS = 15.0
 MAX_SECONDS = 600.0
 # How often an open stream checks its token again: how long a revoked token may still read.
 RECHECK_SECONDS = 1.0
+RETRY_AFTER_SECONDS = 30  # a refused stream: when one of the token's may have ended
 
 
 class EventPage(BaseModel):
@@ -72,7 +81,10 @@ def events(
 @router.get(
     "/{encounter_id}/stream",
     response_class=StreamingResponse,
-    responses={200: {"content": {"text/event-stream": {}}, "description": "Server-Sent Events"}},
+    responses={
+        200: {"content": {"text/event-stream": {}}, "description": "Server-Sent Events"},
+        429: {"description": "This token, or this server, holds as many streams as it may"},
+    },
 )
 def stream(
     encounter_id: UUID,
@@ -83,22 +95,62 @@ def stream(
     after: Annotated[int | None, Query(ge=0, description="Start after this version.")] = None,
     limit: Annotated[int | None, Query(ge=1, description="End after this many events.")] = None,
     last_event_id: Annotated[str | None, Header(alias="Last-Event-ID")] = None,
-) -> StreamingResponse:
+) -> Response:
     """New events (rulings among them) as they are recorded; `id:` is the version.
 
     The stream ends with an `event: closed` (data: `reason`, `detail`) when its token stops
     giving this access (`reason`: `unauthorized`) or the server shuts down (`shutting-down`:
-    reconnect with Last-Event-ID)."""
+    reconnect with Last-Event-ID). 429 when the token (or the server) holds as many streams
+    as it may: close one, or retry after `Retry-After` seconds."""
     load_for(runtime, who, encounter_id, READERS)
     assert credentials is not None  # the principal was read from it
     start = after if last_event_id is None else _version(last_event_id)
+    floods = floods_of(request)
+    slot = holder(credentials.credentials)
+    refused = floods.streams.take(slot)
+    if refused is not None:
+        return _too_many(floods, refused)
     access = _Access(runtime, credentials.credentials, who)
     feed = _feed(request, runtime, access, encounter_id, start or 0, limit)
-    return StreamingResponse(
+    return _HeldStream(
+        floods,
+        slot,
         feed,
         media_type="text/event-stream",
         headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
     )
+
+
+def _too_many(floods: Floods, refused: str) -> Response:
+    if refused == "token":
+        bound = floods.settings.streams_per_token
+        detail = (
+            f"this token already holds {bound} live streams: close one (one per page is "
+            f"enough) or retry after {RETRY_AFTER_SECONDS} s"
+        )
+    else:
+        bound = floods.settings.streams_per_process
+        detail = (
+            f"this server holds {bound} live streams, its most: retry after "
+            f"{RETRY_AFTER_SECONDS} s, or read /events by cursor meanwhile"
+        )
+    refusal = problem(429, "too-many-requests", "Too many requests", detail)
+    refusal.headers["Retry-After"] = str(RETRY_AFTER_SECONDS)
+    return refusal
+
+
+class _HeldStream(StreamingResponse):
+    """A live stream that gives its slot back however it ends (finished, client gone, error)."""
+
+    def __init__(self, floods: Floods, slot: str, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.floods, self.slot = floods, slot
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            self.floods.streams.give_back(self.slot)
 
 
 def _version(last_event_id: str) -> int:
@@ -139,33 +191,46 @@ async def _feed(
     who = access.who
     yield f"retry: {int(POLL_SECONDS * 1000) * 3}\n\n"
     sent, quiet_since, ends = 0, time.monotonic(), time.monotonic() + MAX_SECONDS
-    while time.monotonic() < ends and not await request.is_disconnected():
-        if runtime.shutting_down.is_set():
-            yield _closed(
-                "shutting-down",
-                "the server is shutting down: reconnect with "
-                "Last-Event-ID to resume where this stream stopped",
-            )
-            return
-        if (lost := await access.lost()) is not None:
-            yield _closed("unauthorized", lost)
-            return
-        want = 100 if limit is None else min(100, limit - sent)
-        page = await run_in_threadpool(
-            read_page, runtime.ledger, encounter_id, after=after, limit=want
-        )
-        lens = await run_in_threadpool(lens_for, runtime, who, encounter_id) if page else None
-        for recorded in page:
-            assert lens is not None
-            yield _frame(event_public(recorded, lens))
-            after, sent, quiet_since = recorded.version, sent + 1, time.monotonic()
-        if limit is not None and sent >= limit:
-            return
-        if not page:
+    watch = runtime.append_watch
+    ticket: int | None = None  # the watch's, from before the last read (None: read again)
+    # Woken by an append to the encounter, or to the campaign (a token revoked, a role changed).
+    with floods_of(request).live.following(watch, encounter_id, who.campaign_id) as woken:
+        while time.monotonic() < ends and not await request.is_disconnected():
+            if runtime.shutting_down.is_set():
+                yield _closed(
+                    "shutting-down",
+                    "the server is shutting down: reconnect with "
+                    "Last-Event-ID to resume where this stream stopped",
+                )
+                return
+            if (lost := await access.lost()) is not None:
+                yield _closed("unauthorized", lost)
+                return
+            if ticket is None or not watch.still(ticket, encounter_id):
+                woken.clear()  # before the read: an append heard from here on wakes us again
+                ticket = watch.ticket()
+                want = 100 if limit is None else min(100, limit - sent)
+                page = await run_in_threadpool(
+                    read_page, runtime.ledger, encounter_id, after=after, limit=want
+                )
+                lens = (
+                    await run_in_threadpool(lens_for, runtime, who, encounter_id) if page else None
+                )
+                for recorded in page:
+                    assert lens is not None
+                    yield _frame(event_public(recorded, lens))
+                    after, sent, quiet_since = recorded.version, sent + 1, time.monotonic()
+                if limit is not None and sent >= limit:
+                    return
+                if len(page) == want:
+                    ticket = None  # more may follow at once
+                    continue
             if time.monotonic() - quiet_since > HEARTBEAT_SECONDS:
                 yield ": keep-alive\n\n"  # keeps proxies from closing an idle stream
                 quiet_since = time.monotonic()
-            await anyio.sleep(POLL_SECONDS)
+            # Unheard appends are possible while the watch cannot vouch: poll meanwhile.
+            with anyio.move_on_after(RECHECK_SECONDS if ticket is not None else POLL_SECONDS):
+                await woken.wait()
 
 
 def _closed(reason: str, detail: str) -> str:

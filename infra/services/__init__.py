@@ -28,6 +28,7 @@ from infra.services.answers import (
     UnitPublic,
     UnitSheet,
 )
+from infra.services.append_watch import AppendWatch
 from infra.services.audit import AuditEntry, seen_through
 from infra.services.campaigns import InvalidToken, Principal, PrincipalRole, read_token
 from infra.services.campaigns import describe as describe_campaigns
@@ -64,6 +65,7 @@ from infra.services.runtime import Runtime
 from infra.services.scenarios import describe as describe_scenarios
 from infra.services.units import describe as describe_units
 from infra.services.visibility import Lens, payload_of
+from infra.settings import Settings
 from infra.store.connect import ShardUnavailable
 from infra.store.ledger import ConcurrencyConflict, StreamMoved, is_unavailable
 from infra.store.mapper import Recorded
@@ -72,6 +74,7 @@ from infra.store.stream_page import read_page
 
 __all__ = [
     "Actor",
+    "AppendWatch",
     "AuditEntry",
     "Awaited",
     "AwaitedDiePublic",
@@ -115,6 +118,7 @@ __all__ = [
     "Runtime",
     "ScenarioPublic",
     "SenkiPort",
+    "Settings",
     "ShardDownView",
     "ShardUnavailable",
     "SkillPublic",

@@ -82,6 +82,9 @@ class AppendWatch:
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
         self._wake_read, self._wake_write = os.pipe()
+        # Told, on whatever thread heard it, of the streams appended to (None: maybe any):
+        # how the live streams wake on an append instead of polling (api/live.py).
+        self.listeners: list[Callable[[list[UUID] | None], None]] = []
 
     def ticket(self) -> int | None:
         """The current generation, or None when the watch cannot vouch for anything."""
@@ -105,6 +108,7 @@ class AppendWatch:
             self.generation += 1
             self.voided_at = self.generation
             self._changed.notify_all()
+        self._tell(None)
 
     def appended(self, payload: str) -> None:
         """An append was heard: void the tickets of the streams it names (all, if none)."""
@@ -128,6 +132,14 @@ class AppendWatch:
                 self._appended.clear()
                 self.voided_at = self.generation
             self._changed.notify_all()
+        self._tell(streams)
+
+    def _tell(self, streams: list[UUID] | None) -> None:
+        for listener in self.listeners:
+            try:
+                listener(streams)
+            except Exception:  # a listener's bug must not stop the watch or fail a write
+                log.exception("append watch: a listener failed")
 
     def wait_past(self, ticket: int, timeout: float) -> bool:
         """Block until the generation moved past `ticket` (an append was heard), or timeout."""
@@ -243,3 +255,4 @@ class AppendWatch:
             self.listening = listening
             self.heard_at = self.clock()
             self._changed.notify_all()
+        self._tell(None)
