@@ -78,6 +78,7 @@ def create_app(
 
     app.add_middleware(HeavyReads, floods=floods, senki=lambda: app.state.senki)
     app.add_middleware(BodySizeLimit, max_bytes=MAX_BODY_BYTES, body_timeout=body_timeout)
+    app.add_middleware(Gate, floods=floods)  # inside CORS: a browser can read its refusals
     if cors_origins:
         app.add_middleware(
             CORSMiddleware,
@@ -86,7 +87,6 @@ def create_app(
             allow_headers=["*"],
             expose_headers=["ETag", "Location"],
         )
-    app.add_middleware(Gate, floods=floods)
     # Last: the outermost middleware.
     metrics.install(app, lambda: getattr(app.state, "senki", None), route=metrics_route)
     problems.install(app)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
 from uuid import UUID
@@ -26,7 +27,8 @@ class LiveFeeds:
 
     def __init__(self) -> None:
         self._waiting: dict[UUID, set[_Waiter]] = {}
-        self._watches: set[int] = set()  # the watches told to wake us (a test may swap one)
+        # The watches told to wake us (a test may swap the runtime's).
+        self._watches: weakref.WeakSet[AppendWatch] = weakref.WeakSet()
         self._lock = threading.Lock()
 
     @contextmanager
@@ -34,8 +36,8 @@ class LiveFeeds:
         """An event set whenever one of `streams` may have been appended to; the caller clears
         it before it reads."""
         with self._lock:
-            if id(watch) not in self._watches:
-                self._watches.add(id(watch))
+            if watch not in self._watches:
+                self._watches.add(watch)
                 watch.listeners.append(self.heard)
         waiter = (asyncio.get_running_loop(), asyncio.Event())
         with self._lock:

@@ -8,17 +8,19 @@ resumes with `Last-Event-ID` (the event id is the encounter's version). One toke
 most `streams_per_token` streams at once and the process `streams_per_process` (settings):
 past either, 429 with Retry-After.
 
-A stream lives no longer than the access it was opened with: every `RECHECK_SECONDS` its token
-is checked again (from the access cache while the append watch vouches for it, else from the
-log), and the stream ends with a `closed` event once the token is revoked, its member left,
-or its role changed (a reconnect then reads as what the token is now, or gets the 401). It
-also ends within one poll when the server begins to shut down, so an open stream never holds
-`senki serve` past its graceful timeout.
+A stream lives no longer than the access it was opened with: its token is checked again (from
+the access cache) whenever its campaign is appended to, and every `RECHECK_SECONDS` (from the
+log) while the append watch cannot vouch for the cache; the stream ends with a `closed` event
+once the token is revoked, its member left, or its role changed (a reconnect then reads as
+what the token is now, or gets the 401). It also ends within `QUIET_SECONDS` (and its jitter)
+when the server begins to shut down, so an open stream never holds `senki serve` past its
+graceful timeout.
 """
 
 from __future__ import annotations
 
 import json
+import random
 import time
 from collections.abc import AsyncIterator
 from typing import Annotated, Any
@@ -49,6 +51,9 @@ HEARTBEAT_SECONDS = 15.0
 MAX_SECONDS = 600.0
 # How often an open stream checks its token again: how long a revoked token may still read.
 RECHECK_SECONDS = 1.0
+# How long an idle stream sleeps while the append watch vouches (appends wake it): how long
+# a shutdown, or a watch hanging silently, can go unnoticed.
+QUIET_SECONDS = 1.5
 RETRY_AFTER_SECONDS = 30  # a refused stream: when one of the token's may have ended
 
 
@@ -160,21 +165,28 @@ def _version(last_event_id: str) -> int:
 
 
 class _Access:
-    """The access a stream was opened with, checked again every `RECHECK_SECONDS`."""
+    """The access a stream was opened with, checked again whenever its campaign may have
+    changed (the watch heard it appended to), and every `RECHECK_SECONDS` while the watch
+    cannot vouch for it."""
 
     def __init__(self, runtime: Runtime, token: str, who: Principal) -> None:
         self.runtime, self.token, self.who = runtime, token, who
         self.checked_at = time.monotonic()
+        self.ticket: int | None = None  # the watch's, from before the last check
 
     async def lost(self) -> str | None:
         """Why the token no longer reads what this stream sends (None: it still does)."""
-        if time.monotonic() - self.checked_at < RECHECK_SECONDS:
+        watch = self.runtime.append_watch
+        if self.ticket is not None and watch.still(self.ticket, self.who.campaign_id):
+            return None  # nothing was appended to the campaign since the last check
+        if self.ticket is None and time.monotonic() - self.checked_at < RECHECK_SECONDS:
             return None
+        ticket = watch.ticket()
         try:
             now = await current_principal(self.runtime, self.token)
         except InvalidToken as refused:
             return str(refused)
-        self.checked_at = time.monotonic()
+        self.checked_at, self.ticket = time.monotonic(), ticket
         if now != self.who:
             return f"this token now acts as {now.role}: reconnect to read as a {now.role}"
         return None
@@ -207,7 +219,6 @@ async def _feed(
                 yield _closed("unauthorized", lost)
                 return
             if ticket is None or not watch.still(ticket, encounter_id):
-                woken.clear()  # before the read: an append heard from here on wakes us again
                 ticket = watch.ticket()
                 want = 100 if limit is None else min(100, limit - sent)
                 page = await run_in_threadpool(
@@ -228,9 +239,20 @@ async def _feed(
             if time.monotonic() - quiet_since > HEARTBEAT_SECONDS:
                 yield ": keep-alive\n\n"  # keeps proxies from closing an idle stream
                 quiet_since = time.monotonic()
-            # Unheard appends are possible while the watch cannot vouch: poll meanwhile.
-            with anyio.move_on_after(RECHECK_SECONDS if ticket is not None else POLL_SECONDS):
+            with anyio.move_on_after(_quiet(ticket)):
                 await woken.wait()
+            woken.clear()  # what to read is the watch's to say (above), not the wake-up's
+
+
+def _quiet(ticket: int | None) -> float:
+    """How long a stream with nothing new sleeps unless woken. While the watch vouches, a wake
+    comes with every append; the timeout only bounds how long a watch whose connection hangs
+    without failing (it stops vouching after its trust_s) goes unnoticed, and its jitter keeps
+    the streams opened together from waking together. Else unheard appends are possible:
+    poll."""
+    if ticket is None:
+        return POLL_SECONDS
+    return QUIET_SECONDS + random.random() / 2
 
 
 def _closed(reason: str, detail: str) -> str:

@@ -143,7 +143,16 @@ def test_an_idle_live_stream_does_not_poll_the_database(
         return real_read(*args, **kwargs)
 
     monkeypatch.setattr(encounter_stream, "read_page", counted)
+    waits: list[float] = []
+    real_quiet = encounter_stream._quiet
+
+    def sleeps(ticket: int | None) -> float:
+        waits.append(time.monotonic())
+        return real_quiet(ticket)
+
+    monkeypatch.setattr(encounter_stream, "_quiet", sleeps)
     assert runtime.append_watch.wait_listening(10)
+    time.sleep(0.5)  # the NOTIFYs of opening the fight have come back: it stands still
     received: list[str] = []
 
     def listen() -> None:
@@ -156,13 +165,16 @@ def test_an_idle_live_stream_does_not_poll_the_database(
 
     listener = threading.Thread(target=listen, daemon=True)
     listener.start()
-    time.sleep(2.5)  # idle: polling every 0.3 s read 8 times by now
-    idle_reads = len(reads)
+    time.sleep(0.5)
+    runtime.append_watch.bump()  # a write failed somewhere: every stream wakes to look, once
+    time.sleep(2.0)  # idle: polling every 0.3 s read 8 times by now
+    idle_reads, idle_waits = len(reads), len(waits)
     assert fight.command({"command": "RollInitiative"}).status_code == 200
     listener.join(timeout=10)
     assert received
     assert received[0].count("\nevent: ") == 2  # the append still arrives
-    assert idle_reads <= 2, f"{idle_reads} reads of an idle fight in 2.5 s"
+    assert idle_reads <= 3, f"{idle_reads} reads of an idle fight in 2.5 s"
+    assert idle_waits <= 4, f"the stream woke {idle_waits} times in 2.5 s with nothing new"
 
 
 # 2. Whole-fight reads ------------------------------------------------------------------------
