@@ -1,12 +1,13 @@
 """Reads whose cost grows with a fight's length, bounded per token and per process.
 
-A replay, the procedure points, the fight at a turn, the rulings and the audit each rebuild
-or walk the whole encounter: on a 5,000-event fight a replay takes more than half a second
-of CPU, and a few clients asking at once starve every other request of the interpreter. So a
-token has at most `heavy_reads_per_token` of them computed at once and the process
-`heavy_reads_per_process`; past either the answer is 429 with Retry-After, at once (no
-queue to hold). Replays, points and time travel answered once are served again from
-api/answers.py while their encounter is unchanged, which takes no slot.
+A what-if replay, the procedure points and the fight at a turn each re-run the whole
+encounter: on a 5,000-event fight a replay takes more than half a second of CPU, and a few
+clients asking at once starve every other request of the interpreter. So a token has at most
+`heavy_reads_per_token` of them computed at once and the process `heavy_reads_per_process`;
+past either the answer is 429 with Retry-After, at once (no queue to hold). An answer given
+once is served again from api/answers.py while its encounter is unchanged, which takes no
+slot. (The rulings and the audit walk the log too, but the table page asks for them together
+with the points on every load: they are not counted here.)
 
 An ASGI middleware, because these reads are spread over several routers: it knows them by
 path, and lets every other request pass untouched.
@@ -30,9 +31,8 @@ from infra.services import InvalidToken, Runtime
 
 HEAVY = re.compile(
     r"^/v1/encounters/(?P<encounter>[0-9a-fA-F-]{32,36})/"
-    r"(?P<read>replay|points|at|rulings|audit)$"
+    r"(?P<read>replay|points|at)$"
 )
-KEPT = frozenset({"replay", "points", "at"})  # determined by the events, reader and request
 RETRY_AFTER_SECONDS = 2
 
 
@@ -55,9 +55,7 @@ class HeavyReads:
             await self.app(scope, receive, send)
             return
         body, receive = await _buffered(receive)
-        key = None
-        if found["read"] in KEPT:
-            key = await self._key(scope, authorization, encounter_id, body)
+        key = await self._key(scope, authorization, encounter_id, body)
         runtime = cast(Runtime, self.senki())
         watch = runtime.append_watch
         if key is not None and (kept := floods.answers.get(key, watch)) is not None:
@@ -68,7 +66,7 @@ class HeavyReads:
         if refused is not None:
             await too_many(send, _why(floods, refused), RETRY_AFTER_SECONDS)
             return
-        ticket = watch.ticket() if key is not None else None
+        ticket = watch.ticket()
         answer = _Answer(send)
         try:
             await self.app(scope, receive, answer.send)
@@ -106,13 +104,13 @@ class HeavyReads:
 def _why(floods: Floods, refused: str) -> str:
     if refused == "token":
         return (
-            f"this token already has {floods.settings.heavy_reads_per_token} replays or "
-            f"whole-fight reads being computed: wait for them, then retry after "
+            f"this token already has {floods.settings.heavy_reads_per_token} replays, points "
+            f"or time travels being computed: wait for them, then retry after "
             f"{RETRY_AFTER_SECONDS} s"
         )
     return (
-        f"this server is computing {floods.settings.heavy_reads_per_process} replays or "
-        f"whole-fight reads already: retry after {RETRY_AFTER_SECONDS} s"
+        f"this server is computing {floods.settings.heavy_reads_per_process} replays, "
+        f"points or time travels already: retry after {RETRY_AFTER_SECONDS} s"
     )
 
 

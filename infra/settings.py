@@ -104,8 +104,8 @@ class Settings(BaseSettings):
     heavy_reads_per_token: int = Field(
         default=2,
         ge=1,
-        description="Replays, procedure points, time travel, rulings and audits one token may "
-        "have computed at once.",
+        description="What-if replays, procedure points and time travels one token may have "
+        "computed at once.",
     )
     heavy_reads_per_process: int = Field(
         default=4, ge=1, description="Such reads one server process computes at once."
