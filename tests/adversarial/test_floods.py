@@ -6,6 +6,7 @@ Every loop here is bounded in count and time, and every server listens on loopba
 
 from __future__ import annotations
 
+import os
 import socket
 import threading
 import time
@@ -21,6 +22,7 @@ from pydantic import SecretStr
 from api.app import create_app
 from api.routes import encounter_stream
 from infra.cli.http_server import configured
+from infra.services.append_watch import AppendWatch
 from infra.services.runtime import Runtime
 from tests.api.conftest import auth, key
 from tests.api.fight import Fight, open_fight
@@ -175,6 +177,26 @@ def test_an_idle_live_stream_does_not_poll_the_database(
     assert received[0].count("\nevent: ") == 2  # the append still arrives
     assert idle_reads <= 3, f"{idle_reads} reads of an idle fight in 2.5 s"
     assert idle_waits <= 4, f"the stream woke {idle_waits} times in 2.5 s with nothing new"
+
+
+def test_a_thousand_connections_do_not_deafen_the_append_watch(runtime: Runtime) -> None:
+    """With over 1,024 descriptors open (a thousand streams' sockets), the watch's own
+    connection gets one select() cannot watch: it failed on every reconnect, and every
+    stream fell back to polling, every cache to the database."""
+    held = [os.open(os.devnull, os.O_RDONLY) for _ in range(1100)]
+    try:
+        watch = AppendWatch(
+            runtime.urls.service, shards=len(runtime.ledger.shards), shard_urls=runtime.urls.shards
+        )
+        try:
+            assert watch.wait_listening(10)
+            time.sleep(1.5)  # a few heartbeats
+            assert watch.ticket() is not None
+        finally:
+            watch.stop()
+    finally:
+        for fd in held:
+            os.close(fd)
 
 
 # 2. Whole-fight reads ------------------------------------------------------------------------
