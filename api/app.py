@@ -76,6 +76,8 @@ def create_app(
         held = floods()
         return None if held is None else held.settings.body_timeout_s
 
+    # Each one added wraps those before it. The heavy reads innermost: the body they buffer
+    # is already bounded by BodySizeLimit, and the Gate refuses before either does any work.
     app.add_middleware(HeavyReads, floods=floods, senki=lambda: app.state.senki)
     app.add_middleware(BodySizeLimit, max_bytes=MAX_BODY_BYTES, body_timeout=body_timeout)
     app.add_middleware(Gate, floods=floods)  # inside CORS: a browser can read its refusals
