@@ -9,6 +9,9 @@ from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
 
 from api import metrics, openapi, problems
+from api.floods import Floods
+from api.gate import Gate
+from api.heavy_reads import HeavyReads
 from api.limits import BodySizeLimit
 from api.routes import (
     bcdice_api,
@@ -26,7 +29,7 @@ from api.routes import (
 from api.routes.table import routers as table_routers
 from api.text import RefuseBadCharacters
 from api.web.router import router as web_router
-from infra.services import SenkiPort
+from infra.services import Runtime, SenkiPort, Settings
 
 MAX_BODY_BYTES = 256 * 1024
 
@@ -46,6 +49,8 @@ def create_app(
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         senki = start()
         app.state.senki = senki
+        settings = senki.settings if isinstance(senki, Runtime) else Settings()
+        app.state.floods = Floods.of(settings)
         try:
             yield
         finally:
@@ -64,8 +69,21 @@ def create_app(
         # 60 of 1,579 py-spy samples of the server under a stream of commands.
         telemetry={"tracing": False, "metrics": False, "logs": False},
     )
+
+    def floods() -> Floods | None:
+        return getattr(app.state, "floods", None)  # set by the lifespan
+
+    def body_timeout() -> float | None:
+        held = floods()
+        return None if held is None else held.settings.body_timeout_s
+
+    # Each one added wraps those before it. The heavy reads innermost: the body they buffer
+    # is already bounded by BodySizeLimit (as is the bad-character check's), and the Gate
+    # refuses before any of them does any work.
+    app.add_middleware(HeavyReads, floods=floods, senki=lambda: app.state.senki)
     app.add_middleware(RefuseBadCharacters)  # inside the size limit: it reads bodies whole
-    app.add_middleware(BodySizeLimit, max_bytes=MAX_BODY_BYTES)
+    app.add_middleware(BodySizeLimit, max_bytes=MAX_BODY_BYTES, body_timeout=body_timeout)
+    app.add_middleware(Gate, floods=floods)  # inside CORS: a browser can read its refusals
     if cors_origins:
         app.add_middleware(
             CORSMiddleware,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from functools import cached_property
+from ipaddress import ip_address
 from pathlib import Path
 from typing import Literal
 
@@ -92,6 +93,59 @@ class Settings(BaseSettings):
         "`degraded` (stalled) in /readyz, /metrics and `senki projections status`.",
     )
 
+    # What one client may hold or ask at once, so that no one floods the server for anyone
+    # else (issue 33 §2; README "Settings", api/limits.py). "Exposed" below means listening
+    # beyond loopback (SENKI_HOST or `serve --host` other than 127.0.0.1, ::1 or localhost).
+    operator_token: SecretStr | None = Field(
+        default=None,
+        description="The operator's credential: `Authorization: Bearer <it>` on POST "
+        "/v1/campaigns (and on the API port's /metrics when exposed). Set, it is always needed "
+        "to open a campaign; unset, opening one is open on loopback and refused when exposed.",
+    )
+    streams_per_token: int = Field(
+        default=8, ge=1, description="Live event streams one token may hold open at once."
+    )
+    streams_per_process: int = Field(
+        default=4096, ge=1, description="Live event streams one server process holds at most."
+    )
+    heavy_reads_per_token: int = Field(
+        default=2,
+        ge=1,
+        description="What-if replays, procedure points and time travels one token may have "
+        "computed at once.",
+    )
+    heavy_reads_per_process: int = Field(
+        default=4, ge=1, description="Such reads one server process computes at once."
+    )
+    replay_cache_entries: int = Field(
+        default=256,
+        ge=0,
+        description="Replay, points and time-travel answers kept per process, each valid until "
+        "its encounter is appended to; 0: none.",
+    )
+    anonymous_rate: float = Field(
+        default=5.0,
+        gt=0,
+        description="When exposed: requests per second one client address may send without a "
+        "token (a token bucket, refilled at this rate).",
+    )
+    anonymous_burst: int = Field(
+        default=40, ge=1, description="When exposed: the bucket's size (a burst it allows)."
+    )
+    keep_alive_s: int = Field(
+        default=5, ge=1, le=300, description="An idle kept-alive connection is closed after this."
+    )
+    body_timeout_s: float = Field(
+        default=30.0,
+        gt=0,
+        description="A request body must arrive within this long of its headers (else 408).",
+    )
+    forwarded_allow_ips: list[str] = Field(
+        default_factory=lambda: ["127.0.0.1"],
+        description="Proxies whose X-Forwarded-For names the client address (the rate limit's "
+        "key), as a JSON list; behind an Ingress, its pods' addresses.",
+    )
+
     @field_validator("database_url", "migration_database_url")
     @classmethod
     def _must_be_postgres(cls, value: SecretStr | None) -> SecretStr | None:
@@ -160,6 +214,17 @@ class Settings(BaseSettings):
     def embedded(self) -> bool:
         """True when Senki runs its own PostgreSQL in the data directory."""
         return self.database_url is None
+
+    @property
+    def exposed(self) -> bool:
+        """Listening beyond loopback: opening a campaign needs the operator token, requests
+        without a token are rate-limited, and the API port's /metrics needs the token."""
+        if self.host == "localhost":
+            return False
+        try:
+            return not ip_address(self.host).is_loopback
+        except ValueError:  # a host name: it may resolve to anything
+            return True
 
     @cached_property
     def dice_key_file(self) -> Path:

@@ -1,34 +1,44 @@
 """An encounter's events: paged by cursor (its version), and live as Server-Sent Events.
 
-The live feed polls the encounter's stream every `POLL_SECONDS`: one indexed query per
-listener, no connection held between polls, and it works the same behind any number of API
-replicas. A client resumes with `Last-Event-ID` (the event id is the encounter's version).
+The live feed reads the encounter's stream when the process's one LISTEN hears it appended to
+(api/live.py): an idle stream costs no query, and it works the same behind any number of API
+replicas (each hears every append's NOTIFY). While the append watch cannot vouch for what it
+heard (its connection lost or silent), the feed polls every `POLL_SECONDS` instead. A client
+resumes with `Last-Event-ID` (the event id is the encounter's version). One token holds at
+most `streams_per_token` streams at once and the process `streams_per_process` (settings):
+past either, 429 with Retry-After.
 
-A stream lives no longer than the access it was opened with: every `RECHECK_SECONDS` its token
-is checked again (from the access cache while the append watch vouches for it, else from the
-log), and the stream ends with a `closed` event once the token is revoked, its member left,
-or its role changed (a reconnect then reads as what the token is now, or gets the 401). It
-also ends within one poll when the server begins to shut down, so an open stream never holds
-`senki serve` past its graceful timeout.
+A stream lives no longer than the access it was opened with: its token is checked again (from
+the access cache) whenever its campaign is appended to, and every `RECHECK_SECONDS` (from the
+log) while the append watch cannot vouch for the cache; the stream ends with a `closed` event
+once the token is revoked, its member left, or its role changed (a reconnect then reads as
+what the token is now, or gets the 401). It also ends within `QUIET_SECONDS` (and its jitter)
+when the server begins to shut down, so an open stream never holds `senki serve` past its
+graceful timeout.
 """
 
 from __future__ import annotations
 
 import json
+import random
 import time
 from collections.abc import AsyncIterator
-from typing import Annotated
+from typing import Annotated, Any
 from uuid import UUID
 
 import anyio
 from fastapi import APIRouter, Depends, Header, HTTPException, Query, Request
 from fastapi.concurrency import run_in_threadpool
-from fastapi.responses import StreamingResponse
+from fastapi.responses import Response, StreamingResponse
 from fastapi.security import HTTPAuthorizationCredentials
 from pydantic import BaseModel, Field
+from starlette.types import Receive, Scope, Send
 
 from api.deps import RuntimeDep
 from api.encounter_views import event_public, lens_for
+from api.floods import Floods, floods_of
+from api.limits import holder
+from api.problems import problem
 from api.routes.encounters import load_for
 from api.security import READERS, PrincipalDep, bearer, current_principal
 from infra.services import (
@@ -49,6 +59,10 @@ HEARTBEAT_SECONDS = 15.0
 MAX_SECONDS = 600.0
 # How often an open stream checks its token again: how long a revoked token may still read.
 RECHECK_SECONDS = 1.0
+# How long an idle stream sleeps while the append watch vouches (appends wake it): how long
+# a shutdown, or a watch hanging silently, can go unnoticed.
+QUIET_SECONDS = 1.5
+RETRY_AFTER_SECONDS = 30  # a refused stream: when one of the token's may have ended
 
 
 class EventPage(BaseModel):
@@ -87,7 +101,10 @@ def _logs(runtime: Runtime, encounter_id: UUID, page: list[Recorded]) -> dict[in
 @router.get(
     "/{encounter_id}/stream",
     response_class=StreamingResponse,
-    responses={200: {"content": {"text/event-stream": {}}, "description": "Server-Sent Events"}},
+    responses={
+        200: {"content": {"text/event-stream": {}}, "description": "Server-Sent Events"},
+        429: {"description": "This token, or this server, holds as many streams as it may"},
+    },
 )
 def stream(
     encounter_id: UUID,
@@ -98,22 +115,62 @@ def stream(
     after: Annotated[int | None, Query(ge=0, description="Start after this version.")] = None,
     limit: Annotated[int | None, Query(ge=1, description="End after this many events.")] = None,
     last_event_id: Annotated[str | None, Header(alias="Last-Event-ID")] = None,
-) -> StreamingResponse:
+) -> Response:
     """New events (rulings among them) as they are recorded; `id:` is the version.
 
     The stream ends with an `event: closed` (data: `reason`, `detail`) when its token stops
     giving this access (`reason`: `unauthorized`) or the server shuts down (`shutting-down`:
-    reconnect with Last-Event-ID)."""
+    reconnect with Last-Event-ID). 429 when the token (or the server) holds as many streams
+    as it may: close one, or retry after `Retry-After` seconds."""
     load_for(runtime, who, encounter_id, READERS)
     assert credentials is not None  # the principal was read from it
     start = after if last_event_id is None else _version(last_event_id)
+    floods = floods_of(request)
+    slot = holder(credentials.credentials)
+    refused = floods.streams.take(slot)
+    if refused is not None:
+        return _too_many(floods, refused)
     access = _Access(runtime, credentials.credentials, who)
     feed = _feed(request, runtime, access, encounter_id, start or 0, limit)
-    return StreamingResponse(
+    return _HeldStream(
+        floods,
+        slot,
         feed,
         media_type="text/event-stream",
         headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
     )
+
+
+def _too_many(floods: Floods, refused: str) -> Response:
+    if refused == "token":
+        bound = floods.settings.streams_per_token
+        detail = (
+            f"this token already holds {bound} live streams: close one (one per page is "
+            f"enough) or retry after {RETRY_AFTER_SECONDS} s"
+        )
+    else:
+        bound = floods.settings.streams_per_process
+        detail = (
+            f"this server holds {bound} live streams, its most: retry after "
+            f"{RETRY_AFTER_SECONDS} s, or read /events by cursor meanwhile"
+        )
+    refusal = problem(429, "too-many-requests", "Too many requests", detail)
+    refusal.headers["Retry-After"] = str(RETRY_AFTER_SECONDS)
+    return refusal
+
+
+class _HeldStream(StreamingResponse):
+    """A live stream that gives its slot back however it ends (finished, client gone, error)."""
+
+    def __init__(self, floods: Floods, slot: str, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.floods, self.slot = floods, slot
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            self.floods.streams.give_back(self.slot)
 
 
 def _version(last_event_id: str) -> int:
@@ -123,21 +180,28 @@ def _version(last_event_id: str) -> int:
 
 
 class _Access:
-    """The access a stream was opened with, checked again every `RECHECK_SECONDS`."""
+    """The access a stream was opened with, checked again whenever its campaign may have
+    changed (the watch heard it appended to), and every `RECHECK_SECONDS` while the watch
+    cannot vouch for it."""
 
     def __init__(self, runtime: Runtime, token: str, who: Principal) -> None:
         self.runtime, self.token, self.who = runtime, token, who
         self.checked_at = time.monotonic()
+        self.ticket: int | None = None  # the watch's, from before the last check
 
     async def lost(self) -> str | None:
         """Why the token no longer reads what this stream sends (None: it still does)."""
-        if time.monotonic() - self.checked_at < RECHECK_SECONDS:
+        watch = self.runtime.append_watch
+        if self.ticket is not None and watch.still(self.ticket, self.who.campaign_id):
+            return None  # nothing was appended to the campaign since the last check
+        if self.ticket is None and time.monotonic() - self.checked_at < RECHECK_SECONDS:
             return None
+        ticket = watch.ticket()
         try:
             now = await current_principal(self.runtime, self.token)
         except InvalidToken as refused:
             return str(refused)
-        self.checked_at = time.monotonic()
+        self.checked_at, self.ticket = time.monotonic(), ticket
         if now != self.who:
             return f"this token now acts as {now.role}: reconnect to read as a {now.role}"
         return None
@@ -154,34 +218,57 @@ async def _feed(
     who = access.who
     yield f"retry: {int(POLL_SECONDS * 1000) * 3}\n\n"
     sent, quiet_since, ends = 0, time.monotonic(), time.monotonic() + MAX_SECONDS
-    while time.monotonic() < ends and not await request.is_disconnected():
-        if runtime.shutting_down.is_set():
-            yield _closed(
-                "shutting-down",
-                "the server is shutting down: reconnect with "
-                "Last-Event-ID to resume where this stream stopped",
-            )
-            return
-        if (lost := await access.lost()) is not None:
-            yield _closed("unauthorized", lost)
-            return
-        want = 100 if limit is None else min(100, limit - sent)
-        page = await run_in_threadpool(
-            read_page, runtime.ledger, encounter_id, after=after, limit=want
-        )
-        lens = await run_in_threadpool(lens_for, runtime, who, encounter_id) if page else None
-        logs = await run_in_threadpool(_logs, runtime, encounter_id, page) if page else {}
-        for recorded in page:
-            assert lens is not None
-            yield _frame(event_public(recorded, lens, logs.get(recorded.position or 0)))
-            after, sent, quiet_since = recorded.version, sent + 1, time.monotonic()
-        if limit is not None and sent >= limit:
-            return
-        if not page:
+    watch = runtime.append_watch
+    ticket: int | None = None  # the watch's, from before the last read (None: read again)
+    # Woken by an append to the encounter, or to the campaign (a token revoked, a role changed).
+    with floods_of(request).live.following(watch, encounter_id, who.campaign_id) as woken:
+        while time.monotonic() < ends and not await request.is_disconnected():
+            if runtime.shutting_down.is_set():
+                yield _closed(
+                    "shutting-down",
+                    "the server is shutting down: reconnect with "
+                    "Last-Event-ID to resume where this stream stopped",
+                )
+                return
+            if (lost := await access.lost()) is not None:
+                yield _closed("unauthorized", lost)
+                return
+            if ticket is None or not watch.still(ticket, encounter_id):
+                ticket = watch.ticket()
+                want = 100 if limit is None else min(100, limit - sent)
+                page = await run_in_threadpool(
+                    read_page, runtime.ledger, encounter_id, after=after, limit=want
+                )
+                lens = (
+                    await run_in_threadpool(lens_for, runtime, who, encounter_id) if page else None
+                )
+                logs = await run_in_threadpool(_logs, runtime, encounter_id, page) if page else {}
+                for recorded in page:
+                    assert lens is not None
+                    yield _frame(event_public(recorded, lens, logs.get(recorded.position or 0)))
+                    after, sent, quiet_since = recorded.version, sent + 1, time.monotonic()
+                if limit is not None and sent >= limit:
+                    return
+                if len(page) == want:
+                    ticket = None  # more may follow at once
+                    continue
             if time.monotonic() - quiet_since > HEARTBEAT_SECONDS:
                 yield ": keep-alive\n\n"  # keeps proxies from closing an idle stream
                 quiet_since = time.monotonic()
-            await anyio.sleep(POLL_SECONDS)
+            with anyio.move_on_after(_quiet(ticket)):
+                await woken.wait()
+            woken.clear()  # what to read is the watch's to say (above), not the wake-up's
+
+
+def _quiet(ticket: int | None) -> float:
+    """How long a stream with nothing new sleeps unless woken. While the watch vouches, a wake
+    comes with every append; the timeout only bounds how long a watch whose connection hangs
+    without failing (it stops vouching after its trust_s) goes unnoticed, and its jitter keeps
+    the streams opened together from waking together. Else unheard appends are possible:
+    poll."""
+    if ticket is None:
+        return POLL_SECONDS
+    return QUIET_SECONDS + random.random() / 2
 
 
 def _closed(reason: str, detail: str) -> str:

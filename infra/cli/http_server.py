@@ -6,6 +6,14 @@ an SSE stream never finishes by itself, so one open stream kept the process aliv
 stream's own limit (ten minutes). Here the shutdown first tells the runtime, whose streams end
 within one poll, and `timeout_graceful_shutdown` cancels anything left after that (a client
 that stopped reading, a slow request) so the process always exits in time.
+
+Connections: an idle kept-alive connection is closed after `keep_alive_s` (uvicorn's
+`timeout_keep_alive`); a request body must arrive within `body_timeout_s` of its headers (api/
+limits.py, 408). uvicorn (0.55) has no timeout on reading a request's headers: a client that
+opens connections and sends its headers a byte at a time holds them, so an exposed server
+belongs behind a proxy that has one (nginx's client_header_timeout; k8s/README.md). The
+client address the rate limit keys on comes from X-Forwarded-For only from the proxies in
+`forwarded_allow_ips`.
 """
 
 from __future__ import annotations
@@ -15,6 +23,8 @@ from collections.abc import Callable
 
 import uvicorn
 from fastapi import FastAPI
+
+from infra.settings import Settings
 
 # Below Kubernetes' default 30 s grace period, less the 5 s preStop sleep (k8s/base/api.yaml).
 GRACEFUL_TIMEOUT_S = 10
@@ -32,19 +42,25 @@ class _Server(uvicorn.Server):
 
 def serve(
     application: FastAPI,
+    settings: Settings,
     *,
-    host: str,
-    port: int,
-    log_level: str,
     on_shutdown: Callable[[], None],
     graceful_timeout: int = GRACEFUL_TIMEOUT_S,
 ) -> None:
     """Serve until SIGTERM or SIGINT; `on_shutdown` runs as soon as shutting down begins."""
-    config = uvicorn.Config(
+    _Server(configured(application, settings, graceful_timeout), on_shutdown).run()
+
+
+def configured(
+    application: FastAPI, settings: Settings, graceful_timeout: int = GRACEFUL_TIMEOUT_S
+) -> uvicorn.Config:
+    """uvicorn's configuration for `settings` (its host and port are the ones listened on)."""
+    return uvicorn.Config(
         application,
-        host=host,
-        port=port,
-        log_level=log_level,
+        host=settings.host,
+        port=settings.port,
+        log_level=settings.log_level,
         timeout_graceful_shutdown=graceful_timeout,
+        timeout_keep_alive=settings.keep_alive_s,
+        forwarded_allow_ips=settings.forwarded_allow_ips,
     )
-    _Server(config, on_shutdown).run()

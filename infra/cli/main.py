@@ -76,7 +76,11 @@ def serve(
     from infra import bootstrap
     from infra.cli import http_server
 
+    # The address listened on is part of the settings: what is open to anyone follows it.
     settings = Settings()
+    settings = settings.model_copy(
+        update={"host": host or settings.host, "port": port or settings.port}
+    )
     gc_tuning.tune()
     runtime = bootstrap.start(settings)
     if settings.embedded:  # one machine: the read models are projected inside `serve`
@@ -90,12 +94,10 @@ def serve(
         metrics_route=settings.metrics_port is None,
     )
     if settings.metrics_port is not None:
-        _serve_metrics(application.state.metrics_registry, host or settings.host, settings)
+        _serve_metrics(application.state.metrics_registry, settings.host, settings)
     http_server.serve(
         application,
-        host=host or settings.host,
-        port=port or settings.port,
-        log_level=settings.log_level,
+        settings,
         on_shutdown=runtime.shutting_down.set,
         graceful_timeout=graceful_timeout,
     )
@@ -204,11 +206,15 @@ def demo(
 
     from infra.demo import default_url, run_demo
 
+    settings = Settings()
     if url is None:
-        settings = Settings()
         url = default_url(settings.host, settings.port)
+    # Opening the demo's campaign needs the operator token where the server has one (the
+    # campaign's own tokens then act for everything else).
+    operator = settings.operator_token
+    headers = {"Authorization": f"Bearer {operator.get_secret_value()}"} if operator else {}
     try:
-        with httpx.Client(base_url=url, timeout=30) as http:
+        with httpx.Client(base_url=url, timeout=30, headers=headers) as http:
             verified = run_demo(http, console, ruleset.value)
     except httpx.ConnectError:
         errors.print(f"[red]error:[/] no Senki at {url}: start it with `senki serve` first")

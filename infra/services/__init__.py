@@ -28,6 +28,7 @@ from infra.services.answers import (
     UnitPublic,
     UnitSheet,
 )
+from infra.services.append_watch import AppendWatch
 from infra.services.audit import AuditEntry, seen_through
 from infra.services.campaigns import InvalidToken, Principal, PrincipalRole, read_token
 from infra.services.campaigns import describe as describe_campaigns
@@ -68,6 +69,7 @@ from infra.services.runtime import Runtime
 from infra.services.scenarios import describe as describe_scenarios
 from infra.services.units import describe as describe_units
 from infra.services.visibility import Lens, payload_of
+from infra.settings import Settings
 from infra.store.connect import ShardUnavailable
 from infra.store.ledger import ConcurrencyConflict, StreamMoved, is_unavailable
 from infra.store.log_tree import Inclusion, LogEntry, NoSuchLeaf, ShardTree, TreeDisagrees
@@ -78,6 +80,7 @@ from infra.store.stream_page import read_page
 
 __all__ = [
     "Actor",
+    "AppendWatch",
     "AuditEntry",
     "Awaited",
     "AwaitedDiePublic",
@@ -128,6 +131,7 @@ __all__ = [
     "Runtime",
     "ScenarioPublic",
     "SenkiPort",
+    "Settings",
     "ShardDownView",
     "ShardTree",
     "ShardUnavailable",

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import logging
 import os
-import select
+import selectors
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -82,6 +82,9 @@ class AppendWatch:
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
         self._wake_read, self._wake_write = os.pipe()
+        # Told, on whatever thread heard it, of the streams appended to (None: maybe any):
+        # how the live streams wake on an append instead of polling (api/live.py).
+        self.listeners: list[Callable[[list[UUID] | None], None]] = []
 
     def ticket(self) -> int | None:
         """The current generation, or None when the watch cannot vouch for anything."""
@@ -105,6 +108,7 @@ class AppendWatch:
             self.generation += 1
             self.voided_at = self.generation
             self._changed.notify_all()
+        self._tell(None)
 
     def appended(self, payload: str) -> None:
         """An append was heard: void the tickets of the streams it names (all, if none)."""
@@ -128,6 +132,14 @@ class AppendWatch:
                 self._appended.clear()
                 self.voided_at = self.generation
             self._changed.notify_all()
+        self._tell(streams)
+
+    def _tell(self, streams: list[UUID] | None) -> None:
+        for listener in self.listeners:
+            try:
+                listener(streams)
+            except Exception:  # a listener's bug must not stop the watch or fail a write
+                log.exception("append watch: a listener failed")
 
     def wait_past(self, ticket: int, timeout: float) -> bool:
         """Block until the generation moved past `ticket` (an append was heard), or timeout."""
@@ -219,7 +231,7 @@ class AppendWatch:
 
     def _wait_any(self, seconds: float, filenos: list[int]) -> list[int]:
         """Sleep up to `seconds`; the connections' sockets that became readable."""
-        readable, _, _ = select.select([self._wake_read, *filenos], [], [], seconds)
+        readable = _readable([self._wake_read, *filenos], seconds)
         if self._stop.is_set():
             return []
         return [fileno for fileno in readable if fileno != self._wake_read]
@@ -227,7 +239,7 @@ class AppendWatch:
     def _wait(self, seconds: float, fileno: int | None = None) -> bool:
         """Sleep up to `seconds`; True if the connection's socket became readable."""
         watched = [self._wake_read] if fileno is None else [self._wake_read, fileno]
-        readable, _, _ = select.select(watched, [], [], seconds)
+        readable = _readable(watched, seconds)
         return fileno is not None and fileno in readable and not self._stop.is_set()
 
     def _heard(self, payload: str | None) -> None:
@@ -243,3 +255,14 @@ class AppendWatch:
             self.listening = listening
             self.heard_at = self.clock()
             self._changed.notify_all()
+        self._tell(None)
+
+
+def _readable(filenos: list[int], seconds: float) -> list[int]:
+    """Which of `filenos` became readable within `seconds`. Not select(): a process holding
+    over 1,024 connections (a thousand live streams) gets descriptors select() cannot watch,
+    and the watch failed on every reconnect, leaving every cache bypassed for good."""
+    with selectors.DefaultSelector() as chosen:
+        for fileno in filenos:
+            chosen.register(fileno, selectors.EVENT_READ)
+        return [key.fd for key, _ in chosen.select(seconds)]
