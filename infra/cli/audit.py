@@ -18,7 +18,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from infra.cli.options import output_file
-from infra.settings import Settings
+from infra.cli.runtime import start_runtime
 
 if TYPE_CHECKING:
     from infra.services.audit import AuditEntry, RollAudit
@@ -31,10 +31,9 @@ def audit(
     as_json: Annotated[bool, typer.Option("--json", help="Print the trail as JSON.")] = False,
 ) -> None:
     """Every ruling of an encounter: rules and their text, inputs, dice, options, command."""
-    from infra import bootstrap
     from infra.services.audit import AuditService
 
-    runtime = bootstrap.start(Settings())
+    runtime = start_runtime()
     try:
         trail = AuditService(runtime.ledger, runtime.executor).trail(encounter)
     finally:
@@ -118,10 +117,9 @@ def export(
     ] = None,
 ) -> None:
     """Write the encounter's audit bundle: a receipt `senki verify --bundle` checks offline."""
-    from infra import bootstrap
     from infra.store.bundle import export_bundle
 
-    runtime = bootstrap.start(Settings())
+    runtime = start_runtime()
     try:
         bundle = export_bundle(runtime.ledger, encounter)
     finally:

@@ -9,10 +9,8 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from domain.dice.bcdice import NotACommand, evaluate
-from infra import bootstrap
 from infra.cli.options import short_text
-from infra.settings import Settings
+from infra.cli.runtime import start_runtime
 
 dice_app = typer.Typer(no_args_is_help=True, help="Verifiable dice (BCDice's language).")
 
@@ -47,9 +45,11 @@ def roll(
     ] = "table roll",
 ) -> None:
     """Roll server dice; recorded in a roll log that commits to its seed first."""
+    from domain.dice.bcdice import NotACommand, evaluate
+
     if evaluate(expression, _Ones()) is None:  # refuse chat before anything is opened or stored
         raise NotACommand(f"{expression!r} is not a dice command; write e.g. 2D6+3>=10")
-    runtime = bootstrap.start(Settings())
+    runtime = start_runtime()
     try:
         service = runtime.roll_logs
         if log is None:
@@ -71,7 +71,7 @@ def roll(
 @dice_app.command("reveal")
 def reveal(log: Annotated[UUID, typer.Argument(help="The roll log.")]) -> None:
     """Publish the log's server seed; after this anyone can recompute its dice."""
-    runtime = bootstrap.start(Settings())
+    runtime = start_runtime()
     try:
         answer = runtime.roll_logs.reveal(log, by="cli")
     finally:
@@ -82,7 +82,7 @@ def reveal(log: Annotated[UUID, typer.Argument(help="The roll log.")]) -> None:
 @dice_app.command("verify")
 def verify(log: Annotated[UUID, typer.Argument(help="A roll log whose seed is revealed.")]) -> None:
     """Recompute every die of a revealed log; exit 1 naming each roll that does not match."""
-    runtime = bootstrap.start(Settings())
+    runtime = start_runtime()
     try:
         state, checks = runtime.roll_logs.audit(log)
     finally:

@@ -11,23 +11,25 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from pydantic import ValidationError
 from rich.console import Console
-from rich.table import Table
 
-from infra import gc_tuning
 from infra.cli import options as cli_options
 from infra.cli.audit import audit, export
 from infra.cli.dice import dice_app
 from infra.cli.errors import explain
-from infra.cli.http_server import GRACEFUL_TIMEOUT_S
 from infra.cli.move import campaigns_app
 from infra.cli.projections import project, projections_app
-from infra.postgres.embedded import install_termination_handlers
-from infra.settings import Settings
+from infra.postgres.termination import install_termination_handlers
 
 if TYPE_CHECKING:
     from prometheus_client import CollectorRegistry
+    from pydantic import ValidationError
+
+    from infra.settings import Settings
+
+# Only typer, rich and the command modules at import time: pydantic, psycopg, FastAPI and the
+# rules are imported by the commands that use them, so `senki --help` starts in a blink
+# (tests/integration/test_cli_startup.py keeps it so; docs/capacity.md has the figures).
 
 # Plain click output for usage errors and help: an error's advice (a receipt's format, a
 # range) must stay one unwrapped line a user can read and copy, never a panel cut at 80 columns.
@@ -61,20 +63,21 @@ def serve(
         typer.Option(min=1, max=65535, help="Listen port (default: SENKI_PORT)."),
     ] = None,
     graceful_timeout: Annotated[
-        int,
+        int | None,
         typer.Option(
             min=0,
             max=600,
-            envvar="SENKI_GRACEFUL_TIMEOUT",
             help="Seconds a SIGTERM waits for open requests before cancelling them "
-            "(open event streams end at once).",
+            "(open event streams end at once) (default: SENKI_GRACEFUL_TIMEOUT).",
+            show_default=False,
         ),
-    ] = GRACEFUL_TIMEOUT_S,
+    ] = None,
 ) -> None:
     """Run the HTTP API (on the embedded PostgreSQL unless SENKI_DATABASE_URL is set)."""
     from api.app import create_app
-    from infra import bootstrap
+    from infra import bootstrap, gc_tuning
     from infra.cli import http_server
+    from infra.settings import Settings
 
     settings = Settings()
     gc_tuning.tune()
@@ -97,7 +100,9 @@ def serve(
         port=port or settings.port,
         log_level=settings.log_level,
         on_shutdown=runtime.shutting_down.set,
-        graceful_timeout=graceful_timeout,
+        graceful_timeout=(
+            settings.graceful_timeout if graceful_timeout is None else graceful_timeout
+        ),
     )
 
 
@@ -115,6 +120,7 @@ def db_migrate() -> None:
     """Create every table, trigger and grant (as the owning role), on the home database and on
     every shard's cluster (SENKI_SHARD_MIGRATION_URLS). Safe to run again."""
     from infra.postgres.database import Database
+    from infra.settings import Settings
     from infra.store.migrate import migrate
 
     settings = Settings()
@@ -165,6 +171,7 @@ def verify(
             errors.print("[red]error:[/] --json reports on the database; drop it with --bundle")
             raise typer.Exit(2)
         raise typer.Exit(run_verify_bundle(bundle, console))
+    from infra.settings import Settings
     from infra.store.verify import run_verify
 
     raise typer.Exit(run_verify(Settings(), console, expect_head or [], as_json=as_json))
@@ -196,6 +203,7 @@ def demo(
     import httpx
 
     from infra.demo import default_url, run_demo
+    from infra.settings import Settings
 
     if url is None:
         settings = Settings()
@@ -212,6 +220,10 @@ def demo(
 @app.command()
 def config() -> None:
     """Print the effective settings, secrets masked."""
+    from rich.table import Table
+
+    from infra.settings import Settings
+
     table = Table("setting", "value", title="Effective settings (SENKI_* variables)")
     for name, value in Settings().masked().items():
         table.add_row(name, "" if value is None else str(value))
@@ -234,10 +246,12 @@ def main() -> None:
         sys.exit(done.exit_code)
     except (typer.Abort, KeyboardInterrupt):
         sys.exit(130)
-    except ValidationError as error:
-        errors.print(f"[red]error:[/] bad settings: {_settings_problem(error)}")
-        sys.exit(2)
-    except Exception as error:  # every other failure: explained, never a traceback
+    except Exception as error:  # every failure: explained, never a traceback
+        from pydantic import ValidationError
+
+        if isinstance(error, ValidationError):
+            errors.print(f"[red]error:[/] bad settings: {_settings_problem(error)}")
+            sys.exit(2)
         message, code = explain(error)
         errors.print(f"[red]error:[/] {message}")
         sys.exit(code)

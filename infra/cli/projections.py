@@ -8,17 +8,17 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from infra import gc_tuning
-from infra.settings import Settings
+from infra.cli.runtime import start_runtime
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
     from infra.services.ports import ProjectionPositionView
     from infra.services.runtime import Runtime
+    from infra.settings import Settings
     from infra.store.ledger import Ledger
 
 projections_app = typer.Typer(no_args_is_help=True, help="Read models: status and rebuilds.")
@@ -47,6 +47,7 @@ def project(
     """Run every projection (one projector per database; a second one waits on standby)."""
     from infra import bootstrap
     from infra.projector.runner import Projector, ProjectorOptions
+    from infra.settings import Settings
 
     gc_tuning.tune()
     runtime = _start_when_reachable(bootstrap.start, Settings())
@@ -103,12 +104,11 @@ def status(
 
     A shard whose PostgreSQL cluster is down keeps its rows (positions are read on the home
     database) with head and lag `unavailable`; the other shards are shown as usual."""
-    from infra import bootstrap
     from infra.projector.admin import projector_running
     from infra.projector.admin import status as read_status
     from projections.catalog import PROJECTIONS
 
-    runtime = bootstrap.start(Settings())
+    runtime = start_runtime()
     try:
         rows = read_status(runtime.urls.service, runtime.ledger, PROJECTIONS)
         running = projector_running(runtime.urls.service)
@@ -153,7 +153,6 @@ def rebuild(
     name: Annotated[str, typer.Argument(help="The projection, e.g. character_sheets.")],
 ) -> None:
     """Build the next generation beside the live one; reads switch when it has caught up."""
-    from infra import bootstrap
     from infra.projector import admin
     from infra.projector.background import BackgroundProjector
     from infra.projector.runner import Projector
@@ -163,7 +162,7 @@ def rebuild(
         projection = by_name(name)
     except LookupError as error:
         raise typer.BadParameter(str(error), param_hint="NAME") from None
-    runtime = bootstrap.start(Settings())
+    runtime = start_runtime()
     helper: BackgroundProjector | None = None
     try:
         url, ledger = runtime.urls.service, runtime.ledger
@@ -189,7 +188,6 @@ def retry(
 ) -> None:
     """After a fix: apply the parked events again, in order, before their streams' later
     events. Exits 1 if some are still parked (they failed again: see `projections status`)."""
-    from infra import bootstrap
     from infra.projector import admin
     from infra.projector.background import BackgroundProjector
     from infra.projector.runner import Projector
@@ -201,7 +199,7 @@ def retry(
         except LookupError as error:
             raise typer.BadParameter(str(error), param_hint="NAME") from None
     names = None if name is None else [name]
-    runtime = bootstrap.start(Settings())
+    runtime = start_runtime()
     helper: BackgroundProjector | None = None
     try:
         url = runtime.urls.service
@@ -230,6 +228,8 @@ def retry(
 
 
 def _follow(url: str, ledger: Ledger, name: str, generation: int) -> None:
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
     from infra.projector.admin import live_generation, status
     from projections.catalog import PROJECTIONS
 
