@@ -179,6 +179,14 @@ class Settings(BaseSettings):
                 ]
             else:
                 shown[name] = str(value) if isinstance(value, Path) else value
+        if self.dice_master_key is None and self.embedded:
+            # The embedded default keeps the key in the data directory: say so, never blank.
+            where = self.dice_key_file
+            shown["dice_master_key"] = (
+                f"******** (in {where})"
+                if where.exists()
+                else f"(not set: generated into {where} on the first start)"
+            )
         return shown
 
 

@@ -61,11 +61,21 @@ def roll(
         runtime.close()
     result = answer.roll
     assert result is not None  # a roll's answer carries it
-    secret = " (secret)" if result.secret else ""
-    # BCDice's text leaves out the roller's comment (`1D6>=5 回避`): say it, as a table does.
-    said = f"{result.comment}: " if result.comment else ""
-    console.print(f"#{result.roll_seq}{secret} {said}{result.text}", markup=False)
+    for line in said(result.roll_seq, result.command, result.text, secret=result.secret):
+        console.print(line, markup=False)
     console.print(f"dice: {result.faces}  (log {log})")
+
+
+def said(seq: int, command: str, text: str, *, secret: bool) -> list[str]:
+    """`#0 攻撃: (2D6+3>=10) ＞ 9` (BCDice's text leaves out the roller's comment: say it, as a
+    table does). A repeat (`x3 1D6`) is the log's roll #seq holding BCDice's own #1, #2, …:
+    its command on the first line, then each result on a line of its own."""
+    hidden = " (secret)" if secret else ""
+    if "\n" in text:
+        results = [" ".join(block.split()) for block in text.split("\n\n") if block.strip()]
+        return [f"#{seq}{hidden} {' '.join(command.split())}", *(f"  {r}" for r in results)]
+    comment = command.split(maxsplit=1)[1:]
+    return [f"#{seq}{hidden} {comment[0].strip() + ': ' if comment else ''}{text}"]
 
 
 @dice_app.command("reveal")

@@ -86,6 +86,7 @@ def serve(
         runtime.start_projector()
     where = "embedded PostgreSQL in " + str(settings.data_dir) if settings.embedded else "external"
     console.print(f"[bold]Senki[/] {runtime.version} on {where}")
+    _print_addresses(host or settings.host, port or settings.port)
     application = create_app(
         lambda: runtime,
         lambda _: runtime.close(),
@@ -104,6 +105,15 @@ def serve(
             settings.graceful_timeout if graceful_timeout is None else graceful_timeout
         ),
     )
+
+
+def _print_addresses(host: str, port: int) -> None:
+    """Where a person goes next: the table page to play, the API's documentation to build."""
+    from infra.demo.table import default_url
+
+    base = default_url(host, port)
+    console.print(f"table page  {base}/table", soft_wrap=True)
+    console.print(f"API docs    {base}/docs  (the API itself under {base}/v1)", soft_wrap=True)
 
 
 def _serve_metrics(registry: CollectorRegistry, host: str, settings: Settings) -> None:
@@ -226,7 +236,7 @@ def config() -> None:
 
     table = Table("setting", "value", title="Effective settings (SENKI_* variables)")
     for name, value in Settings().masked().items():
-        table.add_row(name, "" if value is None else str(value))
+        table.add_row(name, "(not set)" if value is None else str(value))
     console.print(table)
 
 
