@@ -97,7 +97,7 @@ def verify(log: Annotated[UUID, typer.Argument(help="A roll log whose seed is re
         state, checks = runtime.roll_logs.audit(log)
     finally:
         runtime.close()
-    table = Table("#", "roll", "result", title=f"Roll log {state.id}")
+    table = Table("#", "roll", "result")
     for result, check in zip(state.rolls, checks, strict=True):
         verdict = (
             "[red]" + "; ".join(check.problems) + "[/]"
@@ -107,6 +107,7 @@ def verify(log: Annotated[UUID, typer.Argument(help="A roll log whose seed is re
             else "[green]recomputed[/]"
         )
         table.add_row(str(result.roll_seq), result.text, verdict)
+    console.print(f"Roll log {state.id}", soft_wrap=True)  # whole: not a title wrapped to the table
     console.print(table)
     if not all(check.ok for check in checks):
         raise typer.Exit(1)

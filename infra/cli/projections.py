@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
-from rich.table import Table
+from rich.table import Column, Table
 
 from infra import gc_tuning
 from infra.cli.runtime import start_runtime
@@ -136,8 +136,13 @@ def status_table(rows: Sequence[ProjectionPositionView]) -> Table:
     """One line per generation and shard; a down shard's head and lag read `unavailable`."""
     # The parked column only when something is parked: at 80 columns one more squeezes names.
     parked = any(row.degraded for row in rows)
-    columns = ["projection", "generation", "role", "shard", "position", "head", "lag"]
-    table = Table(*columns, *(["parked"] if parked else []))
+    headings = ["generation", "role", "shard", "position", "head", "lag"]
+    # The name whole at 80 columns (it is what `projections rebuild` takes); the rest folds.
+    widest = max((len(row.projection) for row in rows), default=10)
+    table = Table(
+        Column("projection", no_wrap=True, min_width=widest),
+        *(Column(h, overflow="fold") for h in [*headings, *(["parked"] if parked else [])]),
+    )
     for row in rows:
         cells = [row.projection, str(row.generation), row.role, str(row.shard), str(row.position)]
         if row.head is None:

@@ -136,6 +136,7 @@ def test_roll_reveal_verify_round_trip_on_a_real_database(app_url: str, owner_ur
     verified = run("dice", "verify", log, **env)
     assert verified.returncode == 0, verified.stdout + verified.stderr
     assert verified.stdout.count("recomputed") == 3
+    assert f"Roll log {log}" in verified.stdout  # the id whole, on a line of its own
     chain = run("verify", **env)
     assert chain.returncode == 0
     assert "intact" in chain.stdout
@@ -203,3 +204,24 @@ def test_at_80_columns_the_verify_dice_table_prints_each_encounter_id_whole() ->
     _dice_table(findings, Console(file=out, width=80))
 
     assert all(str(found) in out.getvalue() for found in ids), out.getvalue()
+
+
+def test_at_80_columns_projections_status_prints_each_projection_name_whole() -> None:
+    import io
+
+    from rich.console import Console
+
+    from infra.cli.projections import status_table
+    from infra.services.ports import ProjectionPositionView
+    from projections.catalog import PROJECTIONS
+
+    rows = [
+        ProjectionPositionView(p.name, 12, "building", 63, 1_234_567, None, parked=3)
+        for p in PROJECTIONS
+    ]
+    out = io.StringIO()
+
+    Console(file=out, width=80).print(status_table(rows))
+
+    shown = out.getvalue()
+    assert all(f" {p.name} " in shown for p in PROJECTIONS), shown
