@@ -6,9 +6,8 @@ from typing import Annotated
 from uuid import UUID
 
 import typer
-from rich.console import Console
-from rich.table import Table
 
+from infra.cli import out
 from infra.cli.options import short_text
 from infra.cli.runtime import start_runtime
 
@@ -22,7 +21,7 @@ class _Ones:
         return 1
 
 
-console = Console()
+console = out.console()
 
 
 @dice_app.command("roll")
@@ -97,6 +96,8 @@ def verify(log: Annotated[UUID, typer.Argument(help="A roll log whose seed is re
         state, checks = runtime.roll_logs.audit(log)
     finally:
         runtime.close()
+    from rich.table import Table
+
     table = Table("#", "roll", "result")
     for result, check in zip(state.rolls, checks, strict=True):
         verdict = (

@@ -11,9 +11,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.console import Console
 
 from infra.cli import options as cli_options
+from infra.cli import out
 from infra.cli.audit import audit, export
 from infra.cli.dice import dice_app
 from infra.cli.errors import explain
@@ -47,9 +47,9 @@ app.add_typer(projections_app, name="projections")
 app.command("project")(project)
 app.command()(audit)
 app.command()(export)
-console = Console()
+console = out.console()
 # soft_wrap: an error is one line however narrow the terminal, so its advice can be copied whole.
-errors = Console(stderr=True, soft_wrap=True)
+errors = out.console(stderr=True, soft_wrap=True)
 
 
 @app.command()

@@ -11,12 +11,12 @@ import uuid
 from typing import Annotated
 
 import typer
-from rich.console import Console
 
+from infra.cli import out
 from infra.cli.runtime import start_runtime
 
 campaigns_app = typer.Typer(no_args_is_help=True, help="Campaigns: move one to another shard.")
-console = Console(soft_wrap=True)  # one line an operator can copy whole
+console = out.console(soft_wrap=True)  # one line an operator can copy whole
 
 
 def _campaign_id(value: str) -> uuid.UUID:

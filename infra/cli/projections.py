@@ -7,14 +7,15 @@ import time
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.console import Console
-from rich.table import Column, Table
 
 from infra import gc_tuning
+from infra.cli import out
 from infra.cli.runtime import start_runtime
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
+
+    from rich.table import Table
 
     from infra.services.ports import ProjectionPositionView
     from infra.services.runtime import Runtime
@@ -22,7 +23,7 @@ if TYPE_CHECKING:
     from infra.store.ledger import Ledger
 
 projections_app = typer.Typer(no_args_is_help=True, help="Read models: status and rebuilds.")
-console = Console()
+console = out.console()
 
 
 def project(
@@ -134,6 +135,8 @@ def status(
 
 def status_table(rows: Sequence[ProjectionPositionView]) -> Table:
     """One line per generation and shard; a down shard's head and lag read `unavailable`."""
+    from rich.table import Column, Table
+
     # The parked column only when something is parked: at 80 columns one more squeezes names.
     parked = any(row.degraded for row in rows)
     headings = ["generation", "role", "shard", "position", "head", "lag"]

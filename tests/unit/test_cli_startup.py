@@ -23,6 +23,7 @@ HEAVY = (
     "pydantic_settings",
     "httpx",
     "prometheus_client",
+    "rich.console",  # as much as typer itself; --help prints through click
     "api",
     "domain",
     "projections",
