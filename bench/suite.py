@@ -59,6 +59,7 @@ BENCHMARKS = (
         "bench.writes",
         (Aim(r"shards, \d+ encounters$", "≥", 0.5, 7), Aim("shards over 1 shard$", "≥", 2, 7)),
     ),
+    Benchmark("startup", "bench.startup", (Aim("^senki --help", "≤", 2, 34),)),
     # Issue #18's figures on this one machine: no aim (the clusters share its cores).
     Benchmark("clusters", "bench.clusters", ()),
 )

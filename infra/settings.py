@@ -80,6 +80,14 @@ class Settings(BaseSettings):
         "same length as shard_urls (default: each shard's URL).",
     )
     pool_size: int = Field(default=8, ge=1, le=200)
+    # Below Kubernetes' default 30 s grace period, less the 5 s preStop sleep (k8s/base/api.yaml).
+    graceful_timeout: int = Field(
+        default=10,
+        ge=0,
+        le=600,
+        description="Seconds `senki serve` waits on SIGTERM for open requests before cancelling "
+        "them (also --graceful-timeout); open event streams end at once.",
+    )
     cors_origins: list[str] = Field(
         default_factory=list,
         description="Origins (e.g. https://sheets.example) whose browsers may call the API, as a "
@@ -243,6 +251,14 @@ class Settings(BaseSettings):
                 ]
             else:
                 shown[name] = str(value) if isinstance(value, Path) else value
+        if self.dice_master_key is None and self.embedded:
+            # The embedded default keeps the key in the data directory: say so, never blank.
+            where = self.dice_key_file
+            shown["dice_master_key"] = (
+                f"******** (in {where})"
+                if where.exists()
+                else f"(not set: generated into {where} on the first start)"
+            )
         return shown
 
     # --- issue 37: signed checkpoints of each shard's Merkle tree (docs/witnesses.md) ---

@@ -13,17 +13,17 @@ from typing import TYPE_CHECKING, Annotated
 from uuid import UUID
 
 import typer
-from rich.console import Console
-from rich.markup import escape
-from rich.table import Table
 
+from infra.cli import out
 from infra.cli.options import output_file
-from infra.settings import Settings
+from infra.cli.runtime import start_runtime
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from infra.services.audit import AuditEntry, RollAudit
 
-console = Console()
+console = out.console()
 
 
 def audit(
@@ -31,10 +31,9 @@ def audit(
     as_json: Annotated[bool, typer.Option("--json", help="Print the trail as JSON.")] = False,
 ) -> None:
     """Every ruling of an encounter: rules and their text, inputs, dice, options, command."""
-    from infra import bootstrap
     from infra.services.audit import AuditService
 
-    runtime = bootstrap.start(Settings())
+    runtime = start_runtime()
     try:
         trail = AuditService(runtime.ledger, runtime.executor).trail(encounter)
     finally:
@@ -50,6 +49,9 @@ def audit(
 def print_ruling(out: Console, entry: AuditEntry) -> None:
     """One ruling as a heading and labelled lines that wrap under their label, so it reads at
     80 columns (a five-column table there wrapped every cell to a word or two a line)."""
+    from rich.markup import escape
+    from rich.table import Table
+
     issued = entry.command
     command = (
         f"{escape(issued.command_type)} by {escape(issued.by)} · {issued.at:%Y-%m-%d %H:%M:%S}"
@@ -99,6 +101,8 @@ def _pairs(values: Mapping[str, object]) -> str:
 
 def _roll(roll: RollAudit) -> str:
     """`#3 1D20+1 攻撃: (1D20+1) ＞ 9[9]+1 ＞ 10 · 9/d20✓`: the roll as written, comment too."""
+    from rich.markup import escape
+
     marks = []
     for die in roll.dice:
         mark = {True: "[green]✓[/]", False: "[red]✗[/]", None: ""}[die.recomputes]
@@ -118,11 +122,10 @@ def export(
     ] = None,
 ) -> None:
     """Write the encounter's audit bundle: a receipt `senki verify --bundle` checks offline."""
-    from infra import bootstrap
     from infra.store.bundle import export_bundle
     from infra.store.bundle_proofs import with_proofs
 
-    runtime = bootstrap.start(Settings())
+    runtime = start_runtime()
     try:
         bundle = with_proofs(export_bundle(runtime.ledger, encounter), runtime.log_trees)
     finally:
@@ -152,6 +155,8 @@ def verify_bundle(
 
 def run_verify_bundle(file: Path, out: Console, vkey: str | None = None) -> int:
     """Print what the bundle bears out; 0 when everything holds, 1 otherwise (2: unreadable)."""
+    from rich.markup import escape
+
     from infra.store.bundle import verify_bundle as check
 
     try:

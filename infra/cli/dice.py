@@ -6,14 +6,10 @@ from typing import Annotated
 from uuid import UUID
 
 import typer
-from rich.console import Console
-from rich.table import Table
 
-from domain.dice.bcdice import NotACommand, evaluate
-from domain.dice.bcdice.user_table import SYSTEM_ID as TABLE_SYSTEM
-from infra import bootstrap
+from infra.cli import out
 from infra.cli.options import short_text
-from infra.settings import Settings
+from infra.cli.runtime import start_runtime
 
 DEFAULT_PURPOSE = "table roll"
 dice_app = typer.Typer(no_args_is_help=True, help="Verifiable dice (BCDice's language).")
@@ -26,7 +22,7 @@ class _Ones:
         return 1
 
 
-console = Console()
+console = out.console()
 
 
 @dice_app.command("roll")
@@ -61,13 +57,16 @@ def roll(
 ) -> None:
     """Roll server dice (or a campaign's kept table, by name); recorded in a roll log that
     commits to its seed first."""
+    from domain.dice.bcdice import NotACommand, evaluate
+    from domain.dice.bcdice.user_table import SYSTEM_ID as TABLE_SYSTEM
+
     if (expression is None) == (table is None):
         raise typer.BadParameter("give an expression or --table NAME (with --campaign), not both")
     if table is not None and campaign is None:
         raise typer.BadParameter("--table names a campaign's kept table: give --campaign too")
     if expression is not None and evaluate(expression, _Ones()) is None:  # chat: before any write
         raise NotACommand(f"{expression!r} is not a dice command; write e.g. 2D6+3>=10")
-    runtime = bootstrap.start(Settings())
+    runtime = start_runtime()
     try:
         command, system, kept = expression or "", "DiceBot", None
         if table is not None and campaign is not None:
@@ -92,18 +91,31 @@ def roll(
         runtime.close()
     result = answer.roll
     assert result is not None  # a roll's answer carries it
-    secret = " (secret)" if result.secret else ""
-    # BCDice's text leaves out the roller's comment (`1D6>=5 回避`): say it, as a table does;
-    # a kept table's roll says which table and version instead.
-    said = f"{purpose}: " if kept is not None else f"{result.comment}: " if result.comment else ""
-    console.print(f"#{result.roll_seq}{secret} {said}{result.text}", markup=False)
+    if kept is not None:  # a kept table's roll says which table and version
+        secret = " (secret)" if result.secret else ""
+        console.print(f"#{result.roll_seq}{secret} {purpose}: {result.text}", markup=False)
+    else:
+        for line in said(result.roll_seq, result.command, result.text, secret=result.secret):
+            console.print(line, markup=False)
     console.print(f"dice: {result.faces}  (log {log})")
+
+
+def said(seq: int, command: str, text: str, *, secret: bool) -> list[str]:
+    """`#0 攻撃: (2D6+3>=10) ＞ 9` (BCDice's text leaves out the roller's comment: say it, as a
+    table does). A repeat (`x3 1D6`) is the log's roll #seq holding BCDice's own #1, #2, …:
+    its command on the first line, then each result on a line of its own."""
+    hidden = " (secret)" if secret else ""
+    if "\n" in text:
+        results = [" ".join(block.split()) for block in text.split("\n\n") if block.strip()]
+        return [f"#{seq}{hidden} {' '.join(command.split())}", *(f"  {r}" for r in results)]
+    comment = command.split(maxsplit=1)[1:]
+    return [f"#{seq}{hidden} {comment[0].strip() + ': ' if comment else ''}{text}"]
 
 
 @dice_app.command("reveal")
 def reveal(log: Annotated[UUID, typer.Argument(help="The roll log.")]) -> None:
     """Publish the log's server seed; after this anyone can recompute its dice."""
-    runtime = bootstrap.start(Settings())
+    runtime = start_runtime()
     try:
         answer = runtime.roll_logs.reveal(log, by="cli")
     finally:
@@ -114,12 +126,14 @@ def reveal(log: Annotated[UUID, typer.Argument(help="The roll log.")]) -> None:
 @dice_app.command("verify")
 def verify(log: Annotated[UUID, typer.Argument(help="A roll log whose seed is revealed.")]) -> None:
     """Recompute every die of a revealed log; exit 1 naming each roll that does not match."""
-    runtime = bootstrap.start(Settings())
+    runtime = start_runtime()
     try:
         state, checks = runtime.roll_logs.audit(log)
     finally:
         runtime.close()
-    table = Table("#", "roll", "result", title=f"Roll log {state.id}")
+    from rich.table import Table
+
+    table = Table("#", "roll", "result")
     for result, check in zip(state.rolls, checks, strict=True):
         verdict = (
             "[red]" + "; ".join(check.problems) + "[/]"
@@ -129,6 +143,7 @@ def verify(log: Annotated[UUID, typer.Argument(help="A roll log whose seed is re
             else "[green]recomputed[/]"
         )
         table.add_row(str(result.roll_seq), result.text, verdict)
+    console.print(f"Roll log {state.id}", soft_wrap=True)  # whole: not a title wrapped to the table
     console.print(table)
     if not all(check.ok for check in checks):
         raise typer.Exit(1)

@@ -11,23 +11,26 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from pydantic import ValidationError
-from rich.console import Console
-from rich.table import Table
 
-from infra import gc_tuning, log_redaction
+from infra import log_redaction
 from infra.cli import options as cli_options
+from infra.cli import out
 from infra.cli.audit import audit, export
 from infra.cli.dice import dice_app
 from infra.cli.errors import explain
-from infra.cli.http_server import GRACEFUL_TIMEOUT_S
 from infra.cli.move import campaigns_app
 from infra.cli.projections import project, projections_app
-from infra.postgres.embedded import install_termination_handlers
-from infra.settings import Settings
+from infra.postgres.termination import install_termination_handlers
 
 if TYPE_CHECKING:
     from prometheus_client import CollectorRegistry
+    from pydantic import ValidationError
+
+    from infra.settings import Settings
+
+# Only typer, rich and the command modules at import time: pydantic, psycopg, FastAPI and the
+# rules are imported by the commands that use them, so `senki --help` starts in a blink
+# (tests/integration/test_cli_startup.py keeps it so; docs/capacity.md has the figures).
 
 # Plain click output for usage errors and help: an error's advice (a receipt's format, a
 # range) must stay one unwrapped line a user can read and copy, never a panel cut at 80 columns.
@@ -45,9 +48,9 @@ app.add_typer(projections_app, name="projections")
 app.command("project")(project)
 app.command()(audit)
 app.command()(export)
-console = Console()
+console = out.console()
 # soft_wrap: an error is one line however narrow the terminal, so its advice can be copied whole.
-errors = Console(stderr=True, soft_wrap=True)
+errors = out.console(stderr=True, soft_wrap=True)
 
 
 @app.command()
@@ -61,20 +64,21 @@ def serve(
         typer.Option(min=1, max=65535, help="Listen port (default: SENKI_PORT)."),
     ] = None,
     graceful_timeout: Annotated[
-        int,
+        int | None,
         typer.Option(
             min=0,
             max=600,
-            envvar="SENKI_GRACEFUL_TIMEOUT",
             help="Seconds a SIGTERM waits for open requests before cancelling them "
-            "(open event streams end at once).",
+            "(open event streams end at once) (default: SENKI_GRACEFUL_TIMEOUT).",
+            show_default=False,
         ),
-    ] = GRACEFUL_TIMEOUT_S,
+    ] = None,
 ) -> None:
     """Run the HTTP API (on the embedded PostgreSQL unless SENKI_DATABASE_URL is set)."""
     from api.app import create_app
-    from infra import bootstrap
+    from infra import bootstrap, gc_tuning
     from infra.cli import http_server
+    from infra.settings import Settings
 
     # The address listened on is part of the settings: what is open to anyone follows it.
     settings = Settings()
@@ -87,6 +91,7 @@ def serve(
         runtime.start_projector()
     where = "embedded PostgreSQL in " + str(settings.data_dir) if settings.embedded else "external"
     console.print(f"[bold]Senki[/] {runtime.version} on {where}")
+    _print_addresses(host or settings.host, port or settings.port)
     application = create_app(
         lambda: runtime,
         lambda _: runtime.close(),
@@ -99,8 +104,19 @@ def serve(
         application,
         settings,
         on_shutdown=runtime.shutting_down.set,
-        graceful_timeout=graceful_timeout,
+        graceful_timeout=(
+            settings.graceful_timeout if graceful_timeout is None else graceful_timeout
+        ),
     )
+
+
+def _print_addresses(host: str, port: int) -> None:
+    """Where a person goes next: the table page to play, the API's documentation to build."""
+    from infra.demo.table import default_url
+
+    base = default_url(host, port)
+    console.print(f"table page  {base}/table", soft_wrap=True)
+    console.print(f"API docs    {base}/docs  (the API itself under {base}/v1)", soft_wrap=True)
 
 
 def _serve_metrics(registry: CollectorRegistry, host: str, settings: Settings) -> None:
@@ -117,6 +133,7 @@ def db_migrate() -> None:
     """Create every table, trigger and grant (as the owning role), on the home database and on
     every shard's cluster (SENKI_SHARD_MIGRATION_URLS). Safe to run again."""
     from infra.postgres.database import Database
+    from infra.settings import Settings
     from infra.store.migrate import migrate
 
     settings = Settings()
@@ -174,6 +191,7 @@ def verify(
             errors.print("[red]error:[/] --json reports on the database; drop it with --bundle")
             raise typer.Exit(2)
         raise typer.Exit(run_verify_bundle(bundle, console, vkey))
+    from infra.settings import Settings
     from infra.store.verify import run_verify
 
     raise typer.Exit(run_verify(Settings(), console, expect_head or [], as_json=as_json))
@@ -205,6 +223,7 @@ def demo(
     import httpx
 
     from infra.demo import default_url, run_demo
+    from infra.settings import Settings
 
     settings = Settings()
     if url is None:
@@ -251,9 +270,13 @@ def witness(
 @app.command()
 def config() -> None:
     """Print the effective settings, secrets masked."""
+    from rich.table import Table
+
+    from infra.settings import Settings
+
     table = Table("setting", "value", title="Effective settings (SENKI_* variables)")
     for name, value in Settings().masked().items():
-        table.add_row(name, "" if value is None else str(value))
+        table.add_row(name, "(not set)" if value is None else str(value))
     console.print(table)
 
 
@@ -274,10 +297,12 @@ def main() -> None:
         sys.exit(done.exit_code)
     except (typer.Abort, KeyboardInterrupt):
         sys.exit(130)
-    except ValidationError as error:
-        errors.print(f"[red]error:[/] bad settings: {_settings_problem(error)}")
-        sys.exit(2)
-    except Exception as error:  # every other failure: explained, never a traceback
+    except Exception as error:  # every failure: explained, never a traceback
+        from pydantic import ValidationError
+
+        if isinstance(error, ValidationError):
+            errors.print(f"[red]error:[/] bad settings: {_settings_problem(error)}")
+            sys.exit(2)
         message, code = explain(error)
         errors.print(f"[red]error:[/] {message}")
         sys.exit(code)

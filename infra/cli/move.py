@@ -11,12 +11,12 @@ import uuid
 from typing import Annotated
 
 import typer
-from rich.console import Console
 
-from infra.settings import Settings
+from infra.cli import out
+from infra.cli.runtime import start_runtime
 
 campaigns_app = typer.Typer(no_args_is_help=True, help="Campaigns: move one to another shard.")
-console = Console(soft_wrap=True)  # one line an operator can copy whole
+console = out.console(soft_wrap=True)  # one line an operator can copy whole
 
 
 def _campaign_id(value: str) -> uuid.UUID:
@@ -45,10 +45,9 @@ def move(
 ) -> None:
     """Copy the campaign's streams (with their chain) to shard --to, fence and verify them,
     switch their placement and retire the old copy. Safe to interrupt and run again."""
-    from infra import bootstrap
     from infra.store.move import move_campaign
 
-    runtime = bootstrap.start(Settings())
+    runtime = start_runtime()
     try:
         report = move_campaign(runtime.ledger, campaign_id, to, projector_wait_s=projector_wait)
     finally:

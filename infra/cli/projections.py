@@ -7,22 +7,23 @@ import time
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Table
 
 from infra import gc_tuning
-from infra.settings import Settings
+from infra.cli import out
+from infra.cli.runtime import start_runtime
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
+    from rich.table import Table
+
     from infra.services.ports import ProjectionPositionView
     from infra.services.runtime import Runtime
+    from infra.settings import Settings
     from infra.store.ledger import Ledger
 
 projections_app = typer.Typer(no_args_is_help=True, help="Read models: status and rebuilds.")
-console = Console()
+console = out.console()
 
 
 def project(
@@ -47,6 +48,7 @@ def project(
     """Run every projection (one projector per database; a second one waits on standby)."""
     from infra import bootstrap
     from infra.projector.runner import Projector, ProjectorOptions
+    from infra.settings import Settings
 
     gc_tuning.tune()
     runtime = _start_when_reachable(bootstrap.start, Settings())
@@ -106,6 +108,7 @@ def status(
     from infra import bootstrap
     from infra.projector.admin import projector_running
     from infra.projector.admin import status as read_status
+    from infra.settings import Settings
     from projections.catalog import PROJECTIONS
 
     settings = Settings()
@@ -142,10 +145,17 @@ def status(
 
 def status_table(rows: Sequence[ProjectionPositionView]) -> Table:
     """One line per generation and shard; a down shard's head and lag read `unavailable`."""
+    from rich.table import Column, Table
+
     # The parked column only when something is parked: at 80 columns one more squeezes names.
     parked = any(row.degraded for row in rows)
-    columns = ["projection", "generation", "role", "shard", "position", "head", "lag"]
-    table = Table(*columns, *(["parked"] if parked else []))
+    headings = ["generation", "role", "shard", "position", "head", "lag"]
+    # The name whole at 80 columns (it is what `projections rebuild` takes); the rest folds.
+    widest = max((len(row.projection) for row in rows), default=10)
+    table = Table(
+        Column("projection", no_wrap=True, min_width=widest),
+        *(Column(h, overflow="fold") for h in [*headings, *(["parked"] if parked else [])]),
+    )
     for row in rows:
         cells = [row.projection, str(row.generation), row.role, str(row.shard), str(row.position)]
         if row.head is None:
@@ -161,7 +171,6 @@ def rebuild(
     name: Annotated[str, typer.Argument(help="The projection, e.g. character_sheets.")],
 ) -> None:
     """Build the next generation beside the live one; reads switch when it has caught up."""
-    from infra import bootstrap
     from infra.projector import admin
     from infra.projector.background import BackgroundProjector
     from infra.projector.runner import Projector
@@ -171,7 +180,7 @@ def rebuild(
         projection = by_name(name)
     except LookupError as error:
         raise typer.BadParameter(str(error), param_hint="NAME") from None
-    runtime = bootstrap.start(Settings())
+    runtime = start_runtime()
     helper: BackgroundProjector | None = None
     try:
         url, ledger = runtime.urls.service, runtime.ledger
@@ -197,7 +206,6 @@ def retry(
 ) -> None:
     """After a fix: apply the parked events again, in order, before their streams' later
     events. Exits 1 if some are still parked (they failed again: see `projections status`)."""
-    from infra import bootstrap
     from infra.projector import admin
     from infra.projector.background import BackgroundProjector
     from infra.projector.runner import Projector
@@ -209,7 +217,7 @@ def retry(
         except LookupError as error:
             raise typer.BadParameter(str(error), param_hint="NAME") from None
     names = None if name is None else [name]
-    runtime = bootstrap.start(Settings())
+    runtime = start_runtime()
     helper: BackgroundProjector | None = None
     try:
         url = runtime.urls.service
@@ -238,6 +246,8 @@ def retry(
 
 
 def _follow(url: str, ledger: Ledger, name: str, generation: int) -> None:
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
     from infra.projector.admin import live_generation, status
     from projections.catalog import PROJECTIONS
 

@@ -43,19 +43,20 @@ COMBATANTS = [
 ]
 CONTROLLER = {"red": "aoi", "blue": "gm"}
 # The GM's ruling on each shot, by turn and attacker: hit or not, why, and the armour effect.
+# The GM's words are Japanese, as at the table the demo plays: the log quotes them as said.
 SHOTS: dict[tuple[int, str], tuple[bool, str, dict[str, Any] | None]] = {
-    (1, "red"): (False, "GM: blue's evade clears the shot", None),
+    (1, "red"): (False, "blueの回避で射線が外れた", None),
     (1, "blue"): (
         True,
-        "GM: the rifle hits red",
-        {"amount": -6, "lasts": "turn", "reason": "GM: rifle hit (−6 this turn)"},
+        "ライフルがredに命中",
+        {"amount": -6, "lasts": "turn", "reason": "ライフル命中（このターン−6）"},
     ),
     (2, "red"): (
         True,
-        "GM: blue's evade comes too late",
-        {"amount": -15, "lasts": "until_shot_down", "reason": "GM: armour-piercing hit"},
+        "blueの回避が間に合わない",
+        {"amount": -15, "lasts": "until_shot_down", "reason": "徹甲弾の命中"},
     ),
-    (2, "blue"): (False, "GM: red's evade clears the shot", None),
+    (2, "blue"): (False, "redの回避で射線が外れた", None),
 }
 
 
@@ -125,4 +126,4 @@ def run_ak(http: httpx.Client, console: Console) -> bool:
     open_table(table, "デモ: 騎士の決闘", "armor_knights", {"width": 8, "height": 3}, COMBATANTS)
     console.print(f"[bold]Encounter[/] {table.encounter} (Armor Knights): red vs blue, a duel")
     play(table)
-    return finish(table, console, facts=True)
+    return finish(table, console)

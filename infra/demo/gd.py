@@ -120,7 +120,7 @@ def play(table: DemoTable, turns: int = 2, limit: int = 60) -> None:
                 {
                     "command": "EndCombat",
                     "clause": "GD-END-3",
-                    "reason": "no enemy is left able to fight",
+                    "reason": "戦える敵が残っていない",  # the GM's words, Japanese as at the table
                 }
             )
             return

@@ -8,7 +8,7 @@ from typing import Any
 
 import httpx
 from rich.console import Console
-from rich.table import Table
+from rich.table import Column, Table
 
 
 class DemoTable:
@@ -84,10 +84,10 @@ def open_table(
     return campaign
 
 
-def finish(table: DemoTable, console: Console, facts: bool = False) -> bool:
-    """Reveal the seed, print the rulings (and, with `facts`, the log lines), verify the dice."""
+def finish(table: DemoTable, console: Console) -> bool:
+    """Reveal the seed, print the rulings and the rule system's log lines, verify the dice."""
     table.call("POST", f"/v1/encounters/{table.encounter}/reveal")
-    _print_log(table, console, facts)
+    _print_log(table, console)
     audit = table.call("GET", f"/v1/encounters/{table.encounter}/audit")
     heads = table.call("GET", "/v1/log/head")["heads"]
     verdict = "[green]every die recomputes[/]" if audit["all_verified"] else "[red]FAILED[/]"
@@ -134,12 +134,14 @@ def default_url(host: str, port: int) -> str:
     return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
 
 
-def _print_log(table: DemoTable, console: Console, facts: bool) -> None:
+def _print_log(table: DemoTable, console: Console) -> None:
     events = table.call("GET", f"/v1/encounters/{table.encounter}/events", params={"limit": 500})[
         "events"
     ]
-    rulings = Table("v", "rule IDs", "ruling (English)", "裁定 (日本語)", title="Rulings, in order")
-    lines = Table("v", "event", "log (English)", "ログ (日本語)", title="Encounter log")
+    rulings = _folded(
+        "v", "rule IDs", "ruling (English)", "裁定 (日本語)", title="Rulings, in order"
+    )
+    lines = _folded("v", "event", "log (English)", "ログ (日本語)", title="Encounter log")
     for event in events:
         payload = event["payload"]
         if event["type"] == "RulingRecorded":
@@ -149,10 +151,13 @@ def _print_log(table: DemoTable, console: Console, facts: bool) -> None:
                 payload["summary_en"],
                 payload["summary_ja"],
             )
-        elif facts and payload.get("summary_en") and payload.get("summary_ja"):
-            lines.add_row(
-                str(event["version"]), event["type"], payload["summary_en"], payload["summary_ja"]
-            )
+        elif "." in event["type"] and event.get("line"):  # the rule system's own facts (gd.…)
+            line = event["line"]
+            lines.add_row(str(event["version"]), event["type"], line["en"], line["ja"])
     console.print(rulings)
-    if facts:
-        console.print(lines)
+    console.print(lines)
+
+
+def _folded(*headings: str, title: str) -> Table:
+    """Every cell whole at 80 columns: a long name or a Japanese line folds, never ends in …"""
+    return Table(*(Column(h, overflow="fold") for h in headings), title=title)

@@ -7,7 +7,8 @@ inning the actor rolls a 1D20 check by the server's dice and the GM rules on it 
 acts (the demo's GM: a success at 14 or under; the mage's success puts the goblin to sleep,
 from the end of its inning). The mage tires by round 2 (fatigue raises its die); there the
 ogre drops its declaration to surrender and the GM ends the fight. The script answers what
-the encounter awaits phase by phase; then the seed is revealed and every die verified.
+the encounter awaits phase by phase; then the seed is revealed and every die verified. The
+GM's words (notes, outcomes, reasons) are Japanese, as at the table the demo plays.
 """
 
 from __future__ import annotations
@@ -82,7 +83,7 @@ def _identify(table: DemoTable) -> None:
         {"command": "NameIdentification", "target": "ogre", "difficulty": TARGET, "skill": "lore"}
     )
     total = _check(table, "mage", "1D20+2")
-    _rule(table, total, "the mage knows the ogre", "the ogre stays a mystery")
+    _rule(table, total, "オーガの正体が分かった", "オーガの正体は分からない")
 
 
 def _asleep(state: Any, combatant: str) -> bool:
@@ -99,7 +100,7 @@ def _act(table: DemoTable, combatant: str, round_: int) -> None:
         return
     total = _check(table, combatant, ROLLS[combatant])
     if combatant == "mage" and not _asleep(table.state(), "goblin"):
-        if _rule(table, total, "the goblin falls asleep", "the goblin resists Katino"):
+        if _rule(table, total, "ゴブリンは眠った", "ゴブリンはカティノに抵抗した"):
             table.command(
                 {
                     "command": "InflictStatus",
@@ -109,13 +110,13 @@ def _act(table: DemoTable, combatant: str, round_: int) -> None:
                 }
             )
     else:
-        _rule(table, total, "the blow lands", "the blow misses")
+        _rule(table, total, "攻撃が当たった", "攻撃が外れた")
     table.command({"command": "Act", "combatant_id": combatant}, _who(combatant))
 
 
 def play(table: DemoTable, limit: int = 80) -> None:
     """Answer what the encounter awaits, phase by phase, for ROUNDS rounds."""
-    table.command({"command": "ResolveSurprise", "note": "both sides saw each other: no surprise"})
+    table.command({"command": "ResolveSurprise", "note": "互いに気づいていた：不意打ちなし"})
     for _ in range(limit):
         state = table.state()
         phase, round_ = state["procedure"]["phase"], state["procedure"]["turn"]
@@ -133,7 +134,7 @@ def play(table: DemoTable, limit: int = 80) -> None:
         elif phase == "action":
             _act(table, _awaited(state, "Act")[0], round_)
         elif round_ == ROUNDS and phase in {"recovery", "end"}:
-            table.command({"command": "EndCombat", "reason": "the ogre surrenders after round 2"})
+            table.command({"command": "EndCombat", "reason": "オーガが第2ラウンドの後に降伏"})
         else:  # identification after round 1, strategy, recovery, end
             table.command({"command": "EndPhase"})
 
@@ -146,4 +147,4 @@ def run_wz(http: httpx.Client, console: Console) -> bool:
         "fighter and mage vs a goblin and an ogre"
     )
     play(table)
-    return finish(table, console, facts=True)
+    return finish(table, console)

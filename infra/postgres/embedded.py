@@ -32,12 +32,11 @@ from __future__ import annotations
 
 import atexit
 import os
-import signal
 import threading
 import time
 from contextlib import suppress
 from pathlib import Path
-from types import FrameType, TracebackType
+from types import TracebackType
 from urllib.parse import quote
 
 import psycopg
@@ -48,6 +47,7 @@ from infra.postgres.common import SOCKET_PORT, SUPERUSER, EmbeddedPostgresError,
 from infra.postgres.locks import FileMutex, hold_shared, try_exclusive
 from infra.postgres.proc import is_postmaster_of, read_pid_file
 from infra.postgres.runner import Runner, resolve_runner
+from infra.postgres.termination import exiting, install_termination_handlers
 from infra.postgres.watchdog import spawn_watchdog
 
 __all__ = ["EmbeddedPostgres", "EmbeddedPostgresError", "install_termination_handlers"]
@@ -236,8 +236,7 @@ class EmbeddedPostgres:
                 time.sleep(0.1)
 
     def _stop_at_exit(self) -> None:
-        global _exiting  # noqa: PLW0603  # a later SIGTERM must not cut this cleanup short
-        _exiting = True
+        exiting()
         try:
             self.stop()
         except EmbeddedPostgresError as error:
@@ -261,30 +260,3 @@ def _stop_if_unused(layout: Layout, runner: Runner) -> None:
         stop_server(layout, runner)
     finally:
         os.close(last)
-
-
-_exiting = False
-_TERMINATION_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
-
-
-def _exit_on_signal(signum: int, frame: FrameType | None) -> None:
-    global _exiting  # noqa: PLW0603
-    if _exiting:
-        return  # already on the way out: let the cleanup finish
-    _exiting = True
-    raise SystemExit(128 + signum)
-
-
-def install_termination_handlers() -> None:
-    """Make SIGTERM and SIGHUP exit cleanly (SystemExit), so atexit and finally blocks run.
-
-    Python's default for SIGTERM kills the process without running atexit, which is where
-    EmbeddedPostgres releases the server. Handlers installed by someone else (e.g. uvicorn's
-    graceful shutdown, which returns normally and so runs atexit too) and an ignored SIGHUP
-    (nohup) are left alone. Safe to call more than once; must run in the main thread.
-    """
-    if threading.current_thread() is not threading.main_thread():
-        raise RuntimeError("install_termination_handlers() must be called from the main thread")
-    for signum in _TERMINATION_SIGNALS:
-        if signal.getsignal(signum) is signal.SIG_DFL:
-            signal.signal(signum, _exit_on_signal)

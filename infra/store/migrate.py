@@ -192,10 +192,27 @@ def _create_library_tables(owner_url: str, tables: ShardTables) -> None:
         # The library also creates a plpgsql insert function (POSTGRES_ENABLE_DB_FUNCTIONS) whose
         # insert path skips the table lock; Senki never uses it, so it is not created at all.
         del events.sql_create_statements[events.create_insert_function_statement_index]
-        events.create_table()
-        PostgresAggregateRecorder(datastore, events_table_name=tables.snapshots).create_table()
+        snapshots = PostgresAggregateRecorder(datastore, events_table_name=tables.snapshots)
+        for recorder in (events, snapshots):
+            create_types_once(recorder)
+            recorder.create_table()
     finally:
         datastore.close()
+
+
+def create_types_once(recorder: PostgresAggregateRecorder) -> None:
+    """Make the recorder's CREATE TYPE a no-op when the type exists.
+
+    PostgreSQL has no CREATE TYPE IF NOT EXISTS, and every recorder (events and snapshots, on
+    every shard) declares the same `stored_event_uuid`: the library runs each into an ERROR in
+    the server's log and then ignores it. Asking pg_type first leaves the log clean."""
+    statements = recorder.sql_create_statements
+    for index, statement in enumerate(statements):
+        if "CREATE TYPE" in statement.as_string():
+            name = f"{recorder.datastore.schema}.{recorder.stored_event_type_name}"
+            statements[index] = sql.SQL(
+                "DO $$ BEGIN IF to_regtype({name}) IS NULL THEN {create}; END IF; END $$"
+            ).format(name=sql.Literal(name), create=statement)
 
 
 def _run_file(

@@ -27,7 +27,7 @@ from uuid import UUID
 import typer
 from psycopg.sql import SQL
 from rich.console import Console
-from rich.table import Table
+from rich.table import Column, Table
 
 from infra import bootstrap
 from infra.services.audit import DiceFinding, check_dice, revealed_encounters
@@ -417,7 +417,12 @@ def _dice_table(findings: list[DiceFinding], console: Console) -> None:
     if not findings:
         typer.echo("dice: no encounter has revealed its seed yet, so no die can be recomputed")
         return
-    table = Table("shard", "encounter", "dice", "recomputed", "by hand", "result")
+    # The encounter id whole at 80 columns: it is what a user copies into `senki audit`.
+    table = Table(
+        "shard",
+        Column("encounter", no_wrap=True, min_width=36),
+        *(Column(h, overflow="fold") for h in ("dice", "recomputed", "by hand", "result")),
+    )
     table.title = "Dice of revealed encounters"
     for f in findings:
         result = "all hold" if f.ok else f"{len(f.problems)} problem(s)"

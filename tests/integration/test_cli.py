@@ -76,6 +76,46 @@ def test_config_masks_secrets() -> None:
     assert "svc:********@db" in result.stdout
 
 
+def setting(output: str, name: str) -> str:
+    """The value `senki config` shows for `name` (its table's cells, joined over wrapped lines)."""
+    rows = [line.split("│") for line in output.splitlines() if line.count("│") == 3]
+    values, current = {}, ""
+    for _, key, value, _ in rows:
+        current = key.strip() or current
+        values[current] = (values.get(current, "") + " " + value.strip()).strip()
+    return values[name]
+
+
+def test_config_says_whether_the_dice_key_is_set_never_blank(tmp_path: Path) -> None:
+    given = run("config", SENKI_DICE_MASTER_KEY="cd" * 32, COLUMNS="200")
+    assert setting(given.stdout, "dice_master_key") == "********"
+    fresh = run("config", SENKI_DATA_DIR=str(tmp_path), COLUMNS="200")
+    assert setting(fresh.stdout, "dice_master_key").startswith("(not set: generated into ")
+    (tmp_path / "dice-master.key").write_text("ab" * 32 + "\n", encoding="ascii")
+    generated = run("config", SENKI_DATA_DIR=str(tmp_path), COLUMNS="200")
+    assert setting(generated.stdout, "dice_master_key").startswith("******** (in ")
+    assert "ab" * 32 not in generated.stdout
+    assert setting(generated.stdout, "database_url") == "(not set)"
+
+
+def test_config_shows_the_graceful_timeout_serve_uses() -> None:
+    assert setting(run("config", COLUMNS="200").stdout, "graceful_timeout") == "10"
+    shown = run("config", SENKI_GRACEFUL_TIMEOUT="25", COLUMNS="200").stdout
+    assert setting(shown, "graceful_timeout") == "25"
+
+
+def test_the_start_banner_names_the_table_page_and_the_docs(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from infra.cli import main
+
+    main._print_addresses("0.0.0.0", 8123)  # a wildcard address is reached on loopback
+
+    shown = capsys.readouterr().out
+    assert "http://127.0.0.1:8123/table" in shown
+    assert "http://127.0.0.1:8123/docs" in shown
+
+
 @pytest.mark.postgres
 def test_roll_reveal_verify_round_trip_on_a_real_database(app_url: str, owner_url: str) -> None:
     env = {
@@ -96,6 +136,7 @@ def test_roll_reveal_verify_round_trip_on_a_real_database(app_url: str, owner_ur
     verified = run("dice", "verify", log, **env)
     assert verified.returncode == 0, verified.stdout + verified.stderr
     assert verified.stdout.count("recomputed") == 3
+    assert f"Roll log {log}" in verified.stdout  # the id whole, on a line of its own
     chain = run("verify", **env)
     assert chain.returncode == 0
     assert "intact" in chain.stdout
@@ -126,3 +167,61 @@ def test_a_broken_chain_makes_verify_exit_1(app_url: str, owner_url: str) -> Non
     result = run("verify", **env)
     assert result.returncode == 1, result.stdout + result.stderr
     assert "altered" in result.stdout
+
+
+def test_a_repeat_says_its_command_then_each_result_on_a_line_of_its_own() -> None:
+    from infra.cli.dice import said
+
+    text = "#1\n(1D6) ＞ 4\n\n#2\n(1D6) ＞ 2\n\n#3\n(1D6) ＞ 6"
+
+    assert said(0, "x3 1D6", text, secret=False) == [
+        "#0 x3 1D6",
+        "  #1 (1D6) ＞ 4",
+        "  #2 (1D6) ＞ 2",
+        "  #3 (1D6) ＞ 6",
+    ]  # not "#0 1D6: #1": the repeated command is no comment
+    assert said(5, "2D6>=7 回避", "(2D6>=7) ＞ 9[4,5] ＞ 9 ＞ 成功", secret=True) == [
+        "#5 (secret) 回避: (2D6>=7) ＞ 9[4,5] ＞ 9 ＞ 成功"
+    ]
+
+
+def test_at_80_columns_the_verify_dice_table_prints_each_encounter_id_whole() -> None:
+    import io
+    import uuid
+
+    from rich.console import Console
+
+    from infra.services.audit import DiceFinding
+    from infra.store.verify import _dice_table
+
+    ids = [uuid.uuid4(), uuid.uuid4()]
+    findings = [
+        DiceFinding(ids[0], shard=0, checked=18, recomputed=18),
+        DiceFinding(ids[1], shard=12, checked=180, recomputed=170, by_hand=10, problems=["x"] * 2),
+    ]
+    out = io.StringIO()
+
+    _dice_table(findings, Console(file=out, width=80))
+
+    assert all(str(found) in out.getvalue() for found in ids), out.getvalue()
+
+
+def test_at_80_columns_projections_status_prints_each_projection_name_whole() -> None:
+    import io
+
+    from rich.console import Console
+
+    from infra.cli.projections import status_table
+    from infra.services.ports import ProjectionPositionView
+    from projections.catalog import PROJECTIONS
+
+    rows = [
+        ProjectionPositionView(p.name, 12, "building", 63, 1_234_567, None, parked=3)
+        for p in PROJECTIONS
+    ]
+    out = io.StringIO()
+
+    Console(file=out, width=80).print(status_table(rows))
+
+    shown = out.getvalue()
+    assert all(f" {p.name} " in shown for p in PROJECTIONS), shown

@@ -134,9 +134,11 @@ def advance(run: Run, unit_id: str, steps: int) -> None:
     lost = plan.remaining - taken if taken < steps else 0
     remaining = plan.remaining - taken - lost
     said = (
-        f"{unit_id} moves {taken} to ({cell.x},{cell.y}) band {band or '-'}"
+        f"{unit_id} moves {taken} to ({cell.x},{cell.y})"
+        + (f", band {band}" if band else "")
         + (f"; entering a map ends the move, {lost} lost" if lost else ""),
-        f"{unit_id}が{taken}距離移動：({cell.x},{cell.y}) {band or '-'}"
+        f"{unit_id}が{taken}距離移動：({cell.x},{cell.y})"
+        + (f"・{band}" if band else "")
         + (f"・MAP進入で移動終了、残り{lost}は失われる" if lost else ""),
     )
     run.rule(

@@ -14,7 +14,8 @@ FIRST_MOVE_TARGET = 20  # AK-WIN-1: a cumulative first-move total reaching 20 wi
 
 def win(run: Run, side: str, condition: str, said: Said) -> None:
     """Record the winner, then end the encounter (the ruling before says why)."""
-    run.emit(cev.SideWon, said, side=side, condition=condition)
+    # Its own line, not the reason's again: the ruling and EncounterEnded already say why.
+    run.emit(cev.SideWon, (f"{side} wins", f"{side}の勝利"), side=side, condition=condition)
     run.emit_plain(EncounterEnded, rule_id="AK-WIN-1", reason=said[0])
 
 

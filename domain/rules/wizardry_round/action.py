@@ -153,8 +153,12 @@ def _land_deferred(run: Run, ini: int) -> None:
             rule_ids=("WZ-8",),
             inputs={"inning": ini},
             outcome={"statuses": landed},
-            summary_en=f"end of inning {ini}: {', '.join(landed)} take effect",
-            summary_ja=f"INI{ini}のイニング終了：{'、'.join(landed)}が効果を発揮",
+            summary_en=f"end of inning {ini}: "
+            + ", ".join(f"{d.combatant}'s {d.status.name}" for d in held)
+            + (" takes effect" if len(held) == 1 else " take effect"),
+            summary_ja=f"INI{ini}のイニング終了："
+            + "、".join(f"{d.combatant}の{d.status.name}" for d in held)
+            + "が効果を発揮",
         )
     )
     for d in held:

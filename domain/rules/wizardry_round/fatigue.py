@@ -46,7 +46,8 @@ class Fatigue(BaseModel):
                 "fatigue_ac_after_second": options.fatigue_ac_after_second,
                 "nonpositive_fatigue_interval": options.nonpositive_fatigue_interval,
             },
-            summary_en=f"{who} fatigue after {self.elapsed} rounds (k={self.interval}): "
+            summary_en=f"{who} fatigue after {self.elapsed} round{'s' * (self.elapsed != 1)} "
+            f"(k={self.interval}): "
             f"die +{self.die_penalty}, AC +{self.ac_penalty}{fell}",
             summary_ja=f"{who}の疲労（経過{self.elapsed}ラウンド、k={self.interval}）："
             f"ダイス目+{self.die_penalty}、AC+{self.ac_penalty}"

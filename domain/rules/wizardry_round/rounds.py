@@ -22,9 +22,8 @@ def resolve_surprise(run: Run, command: cmd.ResolveSurprise) -> None:
     """WZ-1: the GM's surprise ruling is recorded; then round 1 begins."""
     for cid in command.surprising:
         run.state.combatant(cid, "WZ-1")
-    who = ", ".join(command.surprising) or "nobody"
-    summary_en = f"surprise: {who} ({command.note})"
-    summary_ja = f"不意打ち：{who}（{command.note}）"
+    summary_en = f"surprise: {', '.join(command.surprising) or 'nobody'} ({command.note})"
+    summary_ja = f"不意打ち：{'、'.join(command.surprising) or 'なし'}（{command.note}）"
     run.rule(
         Decision(
             rule_ids=("WZ-1",),
