@@ -265,7 +265,7 @@ async def _posted(request: Request, field: str) -> str | None:
     if request.headers.get("content-type", "").startswith("application/json"):
         try:
             data = json.loads(body or b"{}")
-        except ValueError:
+        except (ValueError, RecursionError):  # broken, or nested deeper than the parser goes
             data = None
         value = data.get(field) if isinstance(data, dict) else None
     else:

@@ -184,3 +184,14 @@ def test_a_refusal_from_any_middleware_keeps_its_status_and_retry_after_in_bcdic
     assert assert_bcdice_error(answer, status) == {"ok": False, "reason": detail}
     assert answer.headers["retry-after"] == "3"
     assert elsewhere.headers["content-type"] == "application/problem+json"
+
+
+def test_a_body_nested_deeper_than_the_parser_goes_is_a_bcdice_400_not_a_500(
+    client: TestClient,
+) -> None:
+    _, token = roller_for(open_campaign(client))
+    deep = ("[" * 5000 + "]" * 5000).encode()
+    headers = {"Content-Type": "application/json"}
+    for path in ("/v2/original_table", "/v2/game_system/DiceBot/roll"):
+        answer = client.post(f"/bcdice/{token}{path}", content=deep, headers=headers)
+        assert_bcdice_error(answer, 400)
