@@ -2,7 +2,8 @@
 
 Built from the running service's settings when the app starts (`create_app`'s lifespan):
 the live streams' and the heavy reads' slots, the streams' wake-ups, the heavy reads' answers
-kept, and the buckets of the clients that send no token. README "Settings" lists the bounds.
+kept, and the buckets of the clients that send no token, or made-up ones. README "Settings"
+lists the bounds.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ class Floods:
     heavy_reads: Slots
     answers: Answers
     anonymous: Buckets
+    refused_tokens: Buckets  # per address, charged by each made-up token's 401
     live: LiveFeeds = field(default_factory=LiveFeeds)
 
     @classmethod
@@ -34,6 +36,7 @@ class Floods:
             heavy_reads=Slots(settings.heavy_reads_per_token, settings.heavy_reads_per_process),
             answers=Answers(settings.replay_cache_entries),
             anonymous=Buckets(settings.anonymous_rate, settings.anonymous_burst),
+            refused_tokens=Buckets(settings.anonymous_rate, settings.anonymous_burst),
         )
 
 

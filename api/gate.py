@@ -6,8 +6,9 @@ the configured listen host):
 - opening a campaign needs the operator token (`SENKI_OPERATOR_TOKEN`, sent as a Bearer
   token); with none configured, campaigns cannot be opened over the network at all. A token
   configured is needed on loopback too;
-- a request without any token takes one from its client address's bucket (api/limits.py
-  Buckets): past the burst, 429 with Retry-After;
+- a request without any token, or to a route that reads none, takes one from its client
+  address's bucket (api/limits.py Buckets), and so does one whose token was refused (401):
+  past the burst, 429 with Retry-After;
 - the API port's /metrics needs the operator token (or serve it on `SENKI_METRICS_PORT`).
 """
 
@@ -17,12 +18,13 @@ import hmac
 import math
 from collections.abc import Callable
 
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from api.floods import Floods
 from api.limits import refuse, too_many
 
 OPEN_CAMPAIGN = ("POST", "/v1/campaigns")
+PUBLIC = "/v1/log/"  # answered to anyone: a token that comes with it is not read
 
 
 class Gate:
@@ -41,18 +43,36 @@ class Gate:
             kind = "unauthenticated" if status == 401 else "forbidden"
             await refuse(send, status, kind, title, detail)
             return
-        if floods.settings.exposed and _bearer(scope) is None:
-            client = scope.get("client")
-            wait = floods.anonymous.take(client[0] if client else "unknown")
-            if wait is not None:
-                seconds = max(1, math.ceil(wait))
-                detail = (
-                    f"too many requests without a token from your address: wait {seconds} s, "
-                    "or send a campaign's token (`Authorization: Bearer …`)"
-                )
-                await too_many(send, detail, seconds)
-                return
-        await self.app(scope, receive, send)
+        if not floods.settings.exposed:
+            await self.app(scope, receive, send)
+            return
+        client = scope.get("client")
+        address = client[0] if client else "unknown"
+        # A request with no token, or to a route that reads none (the log's proofs) whatever it
+        # carries, takes from its address's bucket. One with a token only looks at a bucket of
+        # its own, which each made-up token's 401 fills (below): a made-up token is no way
+        # around the limit, and an anonymous flood from an address holds back no real token.
+        charged = _bearer(scope) is None or scope["path"].startswith(PUBLIC)
+        bucket = floods.anonymous if charged else floods.refused_tokens
+        wait = bucket.take(address, charge=charged)
+        if wait is not None:
+            seconds = max(1, math.ceil(wait))
+            detail = (
+                f"too many requests without a valid token from your address: wait {seconds} s, "
+                "or send a campaign's token (`Authorization: Bearer …`)"
+            )
+            await too_many(send, detail, seconds)
+            return
+        if charged:
+            await self.app(scope, receive, send)
+            return
+
+        async def charge_refused(message: Message) -> None:
+            if message["type"] == "http.response.start" and message["status"] == 401:
+                floods.refused_tokens.take(address)
+            await send(message)
+
+        await self.app(scope, receive, charge_refused)
 
 
 def _refusal(floods: Floods, scope: Scope) -> tuple[int, str] | None:

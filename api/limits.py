@@ -219,8 +219,9 @@ class Buckets:
         self._level: dict[str, tuple[float, float]] = {}  # key → (tokens, at)
         self._lock = threading.Lock()
 
-    def take(self, key: str) -> float | None:
-        """None when the request may go; else the seconds until one would."""
+    def take(self, key: str, *, charge: bool = True) -> float | None:
+        """None when the request may go; else the seconds until one would. `charge=False`
+        only looks: whether the bucket is empty, taking nothing from it."""
         now = self.clock()
         with self._lock:
             tokens, at = self._level.get(key, (float(self.burst), now))
@@ -228,7 +229,8 @@ class Buckets:
             if tokens < 1:
                 self._level[key] = (tokens, now)
                 return (1 - tokens) / self.rate
-            self._level[key] = (tokens - 1, now)
+            if charge:
+                self._level[key] = (tokens - 1, now)
             if len(self._level) > self.MOST_KEYS:
                 self._forget_full(now)
             return None

@@ -318,6 +318,24 @@ def test_anonymous_requests_are_rate_limited_per_address_beyond_loopback(
         assert mine.status_code == 200
 
 
+def test_a_made_up_token_is_no_way_around_the_anonymous_limit(runtime: Runtime) -> None:
+    with app_with(
+        runtime, host="0.0.0.0", operator_token=SecretStr(OPERATOR), anonymous_burst=5
+    ) as app:
+        opened = campaign_opened(app, **auth(OPERATOR))
+        made_up = auth("senki.made.up")
+        answers = [app.get("/v1/me", headers=made_up).status_code for _ in range(8)]
+        assert answers[:5] == [401] * 5
+        assert 429 in answers[5:]  # before: 401 every time, as fast as one could ask
+        # A route that reads no token is charged whatever the request carries.
+        proofs = [app.get("/v1/log/key", headers=made_up).status_code for _ in range(8)]
+        assert 429 in proofs[5:]
+        # The address that tried made-up tokens waits as a whole, real tokens too, until its
+        # bucket refills (an anonymous flood alone holds back no real token: the test above).
+        mine = app.get(f"/v1/campaigns/{opened.json()['id']}", headers=auth(opened.json()["token"]))
+        assert mine.status_code == 429
+
+
 def test_metrics_are_not_served_to_anonymous_clients_on_an_exposed_api_port(
     runtime: Runtime,
 ) -> None:
