@@ -152,7 +152,7 @@ def test_a_swapped_pair_is_named(bundle: dict[str, Any]) -> None:
 
 def test_an_edited_die_is_named(bundle: dict[str, Any]) -> None:
     edited = copy.deepcopy(bundle)
-    rolled = edited["events"][first(edited, "EncounterDiceRolled.v1")]
+    rolled = edited["events"][first(edited, "EncounterDiceRolled.v2")]
     state = json.loads(rolled["state"])
     assert state["result"]["source"] == "server"
     face = state["result"]["rands"][0]["value"]

@@ -146,7 +146,7 @@ def reorder(t: Table) -> str:
 
 def edited_die(t: Table) -> str:
     """A server die's face changed and every link after it recomputed: the chain holds."""
-    version = t.version_of("EncounterDiceRolled.v1")
+    version = t.version_of("EncounterDiceRolled.v2")
     with superuser(t.owner_url) as conn:
         row = conn.execute(
             f"SELECT convert_from(state, 'UTF8') FROM {t.events} WHERE notification_id = %s",
