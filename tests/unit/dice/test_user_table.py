@@ -204,5 +204,9 @@ def test_a_table_roll_is_recorded_with_its_text_and_verifies_from_the_seed() -> 
     assert rolled.text.startswith("ソート昇順表(")
     assert [r.sides for r in rolled.rands] == [6, 6]
     assert verify(rolled, server_seed=seed, stream_id=stream).problems == ()
-    forged = rolled.model_copy(update={"text": "ソート昇順表(66) ＞ a"})
+    # Another row's text, whatever the dice gave: a fixed forgery read the same as the true
+    # text once in 36 runs (when the dice were 6 and 6).
+    sixteen = "ソート昇順表(16) ＞ いちろく"
+    other = "ソート昇順表(11) ＞ a" if rolled.text == sixteen else sixteen
+    forged = rolled.model_copy(update={"text": other})
     assert verify(forged, server_seed=seed, stream_id=stream).problems
