@@ -346,14 +346,20 @@ def answers(table: Table, who: str) -> dict[str, Any]:
 def _inclusion_proofs(table: Table, who: str, events: str) -> list[str]:
     """The proof of every event the reader was shown, on every shard (issue 37)."""
     heads = table.client.get("/v1/log/head").json()["heads"]
+    # Each shard's size from its checkpoint (which builds its tree; the head gives the size
+    # only of a tree this process has built already).
+    sizes = {
+        head["shard"]: table.client.get(f"/v1/log/{head['shard']}/checkpoint").text.split("\n")[1]
+        for head in heads
+    }
     return [
         table.client.get(
-            f"/v1/log/{head['shard']}/inclusion",
-            params={"position": event["position"], "size": head["tree_size"]},
+            f"/v1/log/{shard}/inclusion",
+            params={"position": event["position"], "size": size},
             headers=auth(table.tokens[who]),
         ).text
         for event in json.loads(events)["events"]
-        for head in heads
+        for shard, size in sizes.items()
     ]
 
 
