@@ -11,7 +11,6 @@ import pytest
 
 from tests.e2e.conftest import LiveServer
 from tests.e2e.demo import _auth, _key
-from tests.e2e.test_table_page import CHROMIUM
 from tests.e2e.test_table_rolls import Table, _entry, _open_log, browser, table
 
 __all__ = ["browser", "table"]  # the fixtures, shared
@@ -20,7 +19,6 @@ pytestmark = [
     pytest.mark.e2e,
     pytest.mark.postgres,
     pytest.mark.slow,
-    pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian's chromium is not installed"),
 ]
 
 DRINKS = (

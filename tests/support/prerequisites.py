@@ -49,6 +49,11 @@ REQUIREMENTS = {
         lambda: Path("/usr/bin/chromium").exists(),
         "apt-get update && apt-get install -y chromium",
     ),
+    "node": Requirement(
+        "Node.js (the table page's own scripts, run outside the browser)",
+        lambda: shutil.which("node") is not None,
+        "apt-get install -y nodejs npm",
+    ),
     "curl": Requirement(
         "curl (the README's runnable blocks)",
         lambda: shutil.which("curl") is not None,

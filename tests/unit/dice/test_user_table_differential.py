@@ -12,7 +12,6 @@ Needs node and `npm ci --prefix tests/support/bcdice_js`; skips without them.
 from __future__ import annotations
 
 import itertools
-import shutil
 from typing import Any
 
 import pytest
@@ -20,13 +19,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from domain.dice.bcdice.user_table import TableRefused, read_table
-from tests.unit.dice.test_bcdice_differential import DRIVER, Draws, bcdice
+from tests.unit.dice.test_bcdice_differential import Draws, bcdice
 
-pytestmark = pytest.mark.skipif(
-    shutil.which("node") is None or not (DRIVER / "node_modules" / "bcdice").is_dir(),
-    reason="BCDice's JavaScript build is not installed: "
-    "run `npm ci --prefix tests/support/bcdice_js`",
-)
+pytestmark = pytest.mark.requires("bcdice_js")
 
 D66_ALL = [t * 10 + o for t in range(1, 7) for o in range(1, 7)]
 DICE = {

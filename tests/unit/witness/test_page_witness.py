@@ -21,7 +21,7 @@ from tests.unit.witness.test_note import GO_VKEY, go_signer
 
 NODE = shutil.which("node")
 ROOT = Path(__file__).resolve().parents[3]
-pytestmark = pytest.mark.skipif(NODE is None, reason="node is not installed")
+pytestmark = pytest.mark.requires("node")
 ORIGIN = "senki.example/shard/0"
 
 
