@@ -23,6 +23,7 @@ import pytest
 from domain.encounter import aggregate as encounter
 from infra.projector.runner import Projector
 from infra.services.executor import Idempotency, snapshot_topic
+from infra.services.runtime import Runtime
 from infra.store.bundle import export_bundle
 from infra.store.verify import ONLY_A_RECEIPT
 from tests.integration.test_audit import GM, small_fight
@@ -51,6 +52,26 @@ class Table:
     receipt: str
     head: int
     genuine: dict[str, Any]  # the encounter's state, dumped as its snapshots are
+
+    @classmethod
+    def kept(
+        cls, runtime: Runtime, app_url: str, owner_url: str, fight: uuid.UUID, genuine: Any
+    ) -> Table:
+        """The fight as it stands in `runtime`'s log now, with its shard head as the receipt."""
+        shard = runtime.ledger.shard_of(fight)
+        rows = export_bundle(runtime.ledger, fight)["events"]
+        head = runtime.ledger.head(shard=shard)
+        return cls(
+            app_url,
+            owner_url,
+            fight,
+            shard,
+            {e["version"]: e["position"] for e in rows},
+            {e["version"]: e["topic"] for e in rows},
+            f"{head.shard}:{head.position}:{head.chain_hash}",
+            head.position,
+            genuine,
+        )
 
     @property
     def events(self) -> str:
@@ -84,22 +105,9 @@ def table(app_url: str, owner_url: str) -> Table:
         genuine = json.loads(json.dumps(snapshots.dump(state)))
         runtime.ledger.save_snapshot(fight, version, snapshot_topic(encounter.KIND), genuine)
         Projector(app_url, runtime.ledger).run(threading.Event(), until_caught_up=True)
-        shard = runtime.ledger.shard_of(fight)
-        rows = export_bundle(runtime.ledger, fight)["events"]
-        head = runtime.ledger.head(shard=shard)
+        return Table.kept(runtime, app_url, owner_url, fight, genuine)
     finally:
         runtime.close()
-    return Table(
-        app_url,
-        owner_url,
-        fight,
-        shard,
-        {e["version"]: e["position"] for e in rows},
-        {e["version"]: e["topic"] for e in rows},
-        f"{head.shard}:{head.position}:{head.chain_hash}",
-        head.position,
-        genuine,
-    )
 
 
 # --- the tamperings -------------------------------------------------------------------------

@@ -95,23 +95,9 @@ class Witnessed:
 def witnessed(app_url: str, owner_url: str, tmp_path: Path) -> Witnessed:
     runtime = start_runtime(app_url, owner_url)
     try:
-        fight = small_fight(runtime, reveal=False)
-        shard = runtime.ledger.shard_of(fight)
-        rows = export_bundle(runtime.ledger, fight)["events"]
-        head = runtime.ledger.head(shard=shard)
+        table = Table.kept(runtime, app_url, owner_url, small_fight(runtime, reveal=False), {})
     finally:
         runtime.close()
-    table = Table(
-        app_url,
-        owner_url,
-        fight,
-        shard,
-        {e["version"]: e["position"] for e in rows},
-        {e["version"]: e["topic"] for e in rows},
-        f"{head.shard}:{head.position}:{head.chain_hash}",
-        head.position,
-        {},
-    )
     kept = Witnessed(table, tmp_path / "witness.json", app_url, owner_url)
     code, output = kept.run()
     assert code == OK, output
