@@ -20,6 +20,7 @@ from infra.services import (
     ConcurrencyConflict,
     IdempotencyKeyReused,
     NotBuilt,
+    RefusedAfterDice,
     ShardUnavailable,
     StaleVersion,
     StreamMoved,
@@ -113,6 +114,19 @@ def install(app: FastAPI) -> None:
         return problem(
             422, "rule-violation", "Refused by the rules", str(error), rule_id=error.rule_id
         )
+
+    @app.exception_handler(RefusedAfterDice)
+    async def refused_after_dice(request: Request, error: RefusedAfterDice) -> JSONResponse:
+        # Issue 33 §1: recorded, then refused; the ETag is the version the record reached.
+        response = problem(
+            422,
+            "refused-after-dice",
+            "Refused after the dice were drawn",
+            str(error),
+            rule_id=error.rule_id,
+        )
+        response.headers["ETag"] = f'"{error.version}"'
+        return response
 
     @app.exception_handler(StaleVersion)
     async def stale(request: Request, error: StaleVersion) -> JSONResponse:

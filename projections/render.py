@@ -13,6 +13,7 @@ from typing import Any
 
 from domain.encounter.rulesets import log_line
 from domain.events import DomainEvent
+from domain.rules.records import refusal_line
 from domain.rules.ruleset import LogLine
 from projections.base import field
 
@@ -192,3 +193,13 @@ def _withdrawn(event: DomainEvent) -> Line:
         f"{event.by} withdrew {command}, which waited for a die: {reason}",
         f"{event.by}がダイス待ちの{command}を取り下げ：{reason}",
     )
+
+
+@renders("CommandRefusedAfterDice")
+def _refused_after_dice(event: DomainEvent) -> Line:
+    """Issue 33 §1: the rule and a fixed sentence; the dice are the lines before it."""
+    rule = field(event, "rule_id")
+    en, ja = refusal_line(
+        str(field(event, "command_type")), rule if isinstance(rule, str) else None
+    )
+    return f"{event.by}: {en}", f"{event.by}：{ja}"

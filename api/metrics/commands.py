@@ -23,14 +23,19 @@ from domain.campaign.errors import InvalidOptions
 from domain.dice import DiceEntryError, DiceSyntaxError
 from domain.errors import CommandRefused, NotPermitted
 from domain.rules.errors import RuleViolation
-from infra.services import ConcurrencyConflict, IdempotencyKeyReused, StaleVersion
+from infra.services import (
+    ConcurrencyConflict,
+    IdempotencyKeyReused,
+    RefusedAfterDice,
+    StaleVersion,
+)
 
 __all__ = ["COMMANDS_ROUTE", "CommandTally", "CommandTallyDep", "Counted", "outcome_of"]
 
 # What refused a command, as the outcome label names it (api/problems.py maps the same errors
 # to their problems); any other error is the server's ("error").
 _REFUSALS: tuple[tuple[tuple[type[BaseException], ...], str], ...] = (
-    ((RuleViolation,), "refused_by_rule"),
+    ((RuleViolation, RefusedAfterDice), "refused_by_rule"),
     ((CommandRefused,), "refused_by_state"),
     ((StaleVersion, ConcurrencyConflict, IdempotencyKeyReused), "conflict"),
     (

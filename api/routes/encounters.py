@@ -52,6 +52,7 @@ from infra.services import (
     Lens,
     Principal,
     PrincipalRole,
+    RefusedAfterDice,
     Ruling,
     Runtime,
     Write,
@@ -247,6 +248,9 @@ def _commanded(
             idempotency=write.idempotency,
             loaded=(state, at),  # no read: authorised and decided on the known state
         )
+    except RefusedAfterDice as refused:
+        counted.rolled(r.source for r in refused.answer.rolls)  # its dice are on the record
+        raise
     except RuleViolation as refused:
         # The rules' message may quote a hidden target's numbers: judged like a log line, by
         # the log's state (the known one may lack a combatant joined in another process).

@@ -3,7 +3,9 @@
 `decide` refuses a command that is not legal at this point of the procedure (RuleViolation
 citing the ruleset's procedure rule) or that its issuer may not issue (NotPermitted), then
 builds the `Dice` and hands the command to the ruleset. Nothing changes on a refusal: the
-state is frozen and events are only returned.
+state is frozen and events are only returned. One exception, by design (issue 33 §1): a
+refusal after a die from the seed was drawn is itself the outcome, the dice drawn then
+`CommandRefusedAfterDice`, so that no answer depends on a die that is not on the record.
 """
 
 from __future__ import annotations
@@ -16,7 +18,14 @@ from pydantic import BaseModel
 
 from domain.aggregate import AggregateKind, Decided
 from domain.campaign.bounds import check_texts
-from domain.dice import RollResult, Verification, verify, verify_commitment
+from domain.dice import (
+    DiceEntryError,
+    DiceSyntaxError,
+    RollResult,
+    Verification,
+    verify,
+    verify_commitment,
+)
 from domain.encounter.awaited import (
     AwaitedRollWithdrawn,
     Awaiting,
@@ -27,7 +36,7 @@ from domain.encounter.awaited import (
     awaited_die,
 )
 from domain.encounter.commands import COMMANDS, JoinCombatant, OpenEncounter, RevealSeed
-from domain.encounter.errors import NotPermitted, WrongState
+from domain.encounter.errors import CommandRefused, NotPermitted, WrongState
 from domain.encounter.events import CombatantJoined, EncounterOpened, EncounterSeedRevealed
 from domain.encounter.guards import (
     check_dice_before_rulings,
@@ -44,6 +53,9 @@ from domain.events import DomainEvent, JsonObject
 from domain.rules.errors import RuleViolation
 from domain.rules.records import Dice, DiceSource, DieAwaited, EncounterDiceRolled
 from domain.rules.ruleset import Command, CommandContext, LegalCommand, ProcedurePoint
+
+# What a ruleset or a die entry may refuse a command with (each a 4xx to the caller).
+REFUSALS = (RuleViolation, CommandRefused, DiceEntryError, DiceSyntaxError)
 
 _REVEALED = "the server seed is revealed, so server dice would be predictable; enter them by hand"
 
@@ -244,13 +256,26 @@ def decision(
         }
         source = _dice_source(state, ctx, server_seed, hand_dice)
         dice = Dice(source, by=ctx.by, at=ctx.at, gate=hand_gate(state, command, entry))
+    return _ruled(state, command, dice, ctx)
+
+
+def _ruled(state: Encounter, command: Command, dice: Dice, ctx: CommandContext) -> Outcome:
+    """The ruleset's decision with these dice: its events, a wait for a hand die, or (after a
+    die from the seed was drawn) its refusal recorded with those dice."""
     try:
         outcome = state.ruleset.decide(state.rules, command, dice, ctx)
+        dice.check_settled()
     except DieAwaited as awaited:
         # Nothing the command decided so far is kept: it is decided again, from the start,
         # with this die's face (deciding is deterministic).
         return [_awaited(state, command, ctx, awaited)]
-    dice.check_settled()
+    except REFUSALS as refused:
+        if not dice.drew_server_dice:
+            raise  # refused before any die from the seed: nothing to record, as ever
+        # Issue 33 §1: the dice drawn may have decided this refusal (and which one), so they
+        # are recorded with it, their sequences used up; the next command draws the next.
+        rule_id = refused.rule_id if isinstance(refused, RuleViolation) else None
+        return dice.refused_after_dice(command.command_type, rule_id)
     check_dice_before_rulings(state, events_of(outcome))
     return outcome
 
@@ -278,7 +303,8 @@ def audit(state: Encounter, rolls: Sequence[RollResult]) -> list[Verification]:
 
 
 def rolls_of(events: Iterable[DomainEvent]) -> list[RollResult]:
-    """The recorded rolls among an encounter's events, in roll order."""
+    """The recorded rolls among an encounter's events, in roll order (a refused command's
+    dice among them: they are `EncounterDiceRolled` like every other)."""
     return [e.result for e in events if isinstance(e, EncounterDiceRolled)]
 
 

@@ -35,7 +35,7 @@ from domain.encounter.state import Encounter
 from domain.errors import CommandRefused
 from domain.events import DomainEvent, JsonObject
 from domain.rules.errors import RuleViolation
-from domain.rules.records import EncounterDiceRolled
+from domain.rules.records import CommandRefusedAfterDice, EncounterDiceRolled, refusal_line
 from domain.rules.ruleset import CommandContext
 
 SKIPPED = frozenset({"RevealSeed"})  # revealing the seed changes no outcome
@@ -181,6 +181,14 @@ def replay(
                 _outcomes(effects),
                 _outcomes(new[1:]),
             )
+        refusal = new[-1]
+        if isinstance(refusal, CommandRefusedAfterDice):
+            # Refused after its dice (issue 33 §1): not applied, and kept as the live engine
+            # keeps it, its dice on the replay's record (so later commands number theirs on).
+            version = versions[id(command)]
+            unapplied.append(
+                _refused_after_dice(state, command, payload, (index, version), refusal)
+            )
         state = _fold(state, new)
     return ReplayResult(
         True,
@@ -282,6 +290,23 @@ def _unapplied(
         )
     return Unapplied(
         index, version, command.command_type, combatant, "refused", rule_id, str(refused)
+    )
+
+
+def _refused_after_dice(
+    state: Encounter,
+    command: CommandIssued,
+    payload: JsonObject | None,
+    at: tuple[int, int],
+    refusal: CommandRefusedAfterDice,
+) -> Unapplied:
+    """A command the replay refused after drawing its dice: the rule, and the fixed sentence
+    that quotes no die (what-if's extra dice keep the invariant the live dice keep)."""
+    message, _ = refusal_line(refusal.command_type, refusal.rule_id)
+    combatant = _combatant(state, command, payload)
+    index, version = at  # among the recorded commands, and in the stream
+    return Unapplied(
+        index, version, command.command_type, combatant, "refused", refusal.rule_id, message
     )
 
 

@@ -67,6 +67,7 @@ class ReplayDice(Dice):
         super().__init__(DiceSource(stream_id=stream_id, next_roll_seq=next_roll_seq), by=by, at=at)
         self._originals = list(originals)
         self._extra = extra
+        self._from_seed = False
 
     def draw(self, sides: int, purpose: str) -> int:
         face = self._original_face(sides)
@@ -74,17 +75,25 @@ class ReplayDice(Dice):
         if face is None:
             face = self._extra.draw(sides, purpose)
             label = f"extra #{len(self._extra.drawn) - 1}"
+            self._from_seed = True
         result = enter_by_hand(
             f"1D{sides}", [face], roll_seq=self._seq, purpose=f"{purpose} (replay: {label} die)"
         )
-        self._seq += 1
-        self._held.append(EncounterDiceRolled.stamped({"result": result}, at=self._at, by=self._by))
+        self._record(EncounterDiceRolled.stamped({"result": result}, at=self._at, by=self._by))
         return face
+
+    @property
+    def drew_server_dice(self) -> bool:
+        """Whether a die standing for one from the seed was drawn (an original server die, or
+        an extra derived from the revealed seed): a refusal then is recorded with its dice in
+        the replay, as the live command's would be."""
+        return self._from_seed
 
     def _original_face(self, sides: int) -> int | None:
         while self._originals:
             original = self._originals.pop(0)
             if len(original.rands) == 1 and original.rands[0].sides == sides:
+                self._from_seed |= original.source == "server"
                 return original.rands[0].value
             # A die of other sides means the replay took another path here: from now on
             # this command's dice come from the labelled sequence.

@@ -54,7 +54,39 @@ class EncounterEnded(DomainEvent):
     reason: str
 
 
-registry.register(EncounterDiceRolled, RulingRecorded, EncounterEnded)
+class CommandRefusedAfterDice(DomainEvent):
+    """A command refused after it drew server dice (issue 33 §1): those dice may have decided
+    the refusal, so they are recorded just before this fact (their sequences used up, each
+    verifiable after the reveal) and it cites them. Nothing else the command decided is kept.
+    It quotes no value a die produced: the rule that refused and a fixed sentence say it all
+    (the command, recorded before it, replays to the same refusal for whoever may see why)."""
+
+    event_type = "CommandRefusedAfterDice"
+    command_type: str
+    rule_id: str | None = Field(
+        description="The rule that refused the command; None for a refusal no game rule makes "
+        "(the command does not fit the state, its issuer may not, a die entry is wrong)."
+    )
+    roll_seqs: tuple[int, ...]
+
+
+REFUSED_AFTER_DICE = (
+    "{command} was refused after its dice were drawn; the dice and the refusal are on the "
+    "record, verifiable once the seed is revealed",
+    "{command}はダイスを振った後に却下された。ダイスと却下は記録され、シード公開後に検証できる",
+)
+
+
+def refusal_line(command_type: str, rule_id: str | None) -> tuple[str, str]:
+    """The refusal in words, English and Japanese: the rule and a fixed sentence, no number a
+    die gave (issue 33 §1: a refusal never quotes a computed value)."""
+    en, ja = (text.format(command=command_type) for text in REFUSED_AFTER_DICE)
+    if rule_id is None:
+        return en, ja
+    return f"{rule_id}: {en}", f"{rule_id}：{ja}"
+
+
+registry.register(EncounterDiceRolled, RulingRecorded, EncounterEnded, CommandRefusedAfterDice)
 
 
 @registry.upcaster("EncounterDiceRolled", 1)
@@ -66,7 +98,9 @@ def _enterer_unrecorded(data: dict[str, object]) -> dict[str, object]:
 # Facts that no ruleset's own state holds (the Encounter only counts them): most events of a
 # command are these, so each ruleset's evolve returns at once for them instead of trying
 # them against every one of its cases.
-COUNTED_ONLY: frozenset[type[DomainEvent]] = frozenset({EncounterDiceRolled, RulingRecorded})
+COUNTED_ONLY: frozenset[type[DomainEvent]] = frozenset(
+    {EncounterDiceRolled, RulingRecorded, CommandRefusedAfterDice}
+)
 
 
 class DiceSource(BaseModel):
@@ -129,6 +163,9 @@ class Dice:
         if self._faces is None and source.await_hand:
             self._faces = []
         self._held: list[EncounterDiceRolled] = []
+        # Every die this decision drew, kept when a ruling releases it: a refusal after a
+        # server die records them all (`refused_after_dice`).
+        self._drawn: list[EncounterDiceRolled] = []
         self._by = by
         self._at = at
         self._by_itself = False
@@ -159,13 +196,38 @@ class Dice:
             )
         else:
             raise DiceEntryError(f"{purpose} needs a 1D{sides}: {self._source.why_no_server_dice}")
-        self._seq += 1
-        self._held.append(
+        self._record(
             EncounterDiceRolled.stamped(
                 {"result": result, "entered_by": entered_by}, at=self._at, by=self._by
             )
         )
         return result.total
+
+    def _record(self, rolled: EncounterDiceRolled) -> None:
+        """Hold a die drawn until a ruling releases it, and keep it for a refusal."""
+        self._seq += 1
+        self._held.append(rolled)
+        self._drawn.append(rolled)
+
+    @property
+    def drew_server_dice(self) -> bool:
+        """Whether a die from the seed was drawn: the answer may then depend on it, so a
+        refusal must be recorded with it (entered faces came with the request itself)."""
+        return any(e.result.source == "server" for e in self._drawn)
+
+    def refused_after_dice(self, command_type: str, rule_id: str | None) -> list[DomainEvent]:
+        """Every die this decision drew, then the refusal that cites them (issue 33 §1)."""
+        drawn, self._held = list(self._drawn), []
+        refused = CommandRefusedAfterDice.stamped(
+            {
+                "command_type": command_type,
+                "rule_id": rule_id,
+                "roll_seqs": tuple(e.result.roll_seq for e in drawn),
+            },
+            at=self._at,
+            by=self._by,
+        )
+        return [*drawn, refused]
 
     def _entered_by(self, sides: int, purpose: str) -> str | None:
         """Who entered the next hand face, once the gate lets it go to this die."""

@@ -50,7 +50,7 @@ from infra.services.encounter_answers import (
     awaited_die_of,
     line_of,
 )
-from infra.services.encounters import Actor
+from infra.services.encounters import Actor, RefusedAfterDice
 from infra.services.executor import (
     Idempotency,
     IdempotencyKeyReused,
@@ -121,6 +121,7 @@ __all__ = [
     "RatioPublic",
     "Recorded",
     "Reflected",
+    "RefusedAfterDice",
     "RefusedSnapshotsCollector",
     "Role",
     "RollAnswer",

@@ -1,9 +1,10 @@
 """The audit trail of an encounter (issue 6): every ruling with its rules, dice and command.
 
-Read-only over the ledger. Each entry is one `RulingRecorded`, with the text of every rule it
-cites (from the digest shipped with Senki), the dice it used — each die recomputed from the
-revealed seed when there is one — the options it read, the `CommandIssued` that led to it and
-any dispute filed against it. `check_dice` is what `senki verify` runs on each revealed one.
+Read-only over the ledger. Each entry is one `RulingRecorded` (or a command refused after its
+dice, issue 33 §1), with the text of every rule it cites (from the digest shipped with Senki),
+the dice it used — each die recomputed from the revealed seed when there is one — the options
+it read, the `CommandIssued` that led to it and any dispute filed against it. `check_dice` is
+what `senki verify` runs on each revealed one.
 """
 
 from __future__ import annotations
@@ -22,7 +23,12 @@ from domain.encounter.dispute_events import DisputeAmended, DisputeUpheld, Rulin
 from domain.encounter.events import EncounterOpened, EncounterSeedRevealed
 from domain.encounter.record import CommandIssued
 from domain.events import DomainEvent
-from domain.rules.records import EncounterDiceRolled, RulingRecorded
+from domain.rules.records import (
+    CommandRefusedAfterDice,
+    EncounterDiceRolled,
+    RulingRecorded,
+    refusal_line,
+)
 from infra.rule_texts import anchor, rule_text
 from infra.services.executor import Executor
 from infra.services.visibility import Lens
@@ -221,7 +227,38 @@ def build_trail(encounter_id: UUID, recorded: Sequence[Recorded]) -> list[AuditE
                     disputes=disputes.get(item.version, []),
                 )
             )
+        elif isinstance(event, CommandRefusedAfterDice):
+            entries.append(_refusal(item, event, rolls, dict(opened.options), command))
     return entries
+
+
+def _refusal(
+    item: Recorded,
+    event: CommandRefusedAfterDice,
+    rolls: dict[int, RollAudit],
+    options: dict[str, JsonValue],
+    command: CommandAudit | None,
+) -> AuditEntry:
+    """A command refused after its dice (issue 33 §1): the rule, the fixed sentence and the
+    dice it drew, so they are checked like a ruling's."""
+    en, ja = refusal_line(event.command_type, event.rule_id)
+    cited = [] if event.rule_id is None else [event.rule_id]
+    return AuditEntry(
+        version=item.version,
+        position=item.position,
+        at=event.at,
+        by=event.by,
+        rules=[RuleCited(rule_id=i, text=rule_text(i), anchor=anchor(i)) for i in cited],
+        inputs={},
+        outcome={"refused": event.command_type},
+        summary_en=en,
+        summary_ja=ja,
+        dice=[rolls[s] for s in event.roll_seqs if s in rolls],
+        options={},
+        options_in_force=options,
+        command=command,
+        disputes=[],
+    )
 
 
 def _revealed_seed(recorded: Sequence[Recorded], commitment: str) -> bytes | None:

@@ -19,6 +19,7 @@ from domain.encounter import aggregate as encounter
 from domain.encounter.commands import RevealSeed
 from domain.encounter.record import issued
 from domain.events import DomainEvent, JsonObject
+from domain.rules.records import CommandRefusedAfterDice, refusal_line
 from domain.rules.ruleset import Command, CommandContext
 from infra.services.encounter_answers import CommandAnswer, command_answer
 from infra.services.executor import (
@@ -31,6 +32,27 @@ from infra.services.executor import (
 from infra.store.ledger import ConcurrencyConflict
 
 _SEEDS_KEPT = 4096
+
+
+class RefusedAfterDice(ValueError):
+    """A command refused after its server dice were drawn (issue 33 §1): its dice and the
+    refusal are recorded (`CommandRefusedAfterDice`), then it is answered as refused. The
+    message is the rule and a fixed sentence: nothing in it depends on what a die showed."""
+
+    def __init__(self, answer: CommandAnswer) -> None:
+        refusal = answer.facts[-1].payload
+        rule_id = refusal.get("rule_id")
+        self.rule_id = rule_id if isinstance(rule_id, str) else None
+        self.version = answer.version
+        en, _ = refusal_line(str(refusal.get("command_type")), self.rule_id)
+        super().__init__(f"{en}; reload the encounter and go on from there")
+        self.answer = answer
+
+
+def refused_after_dice(answer: CommandAnswer) -> bool:
+    """Whether the command this answers was refused after drawing its dice (a retry's stored
+    answer says so too, and is refused alike)."""
+    return bool(answer.events) and answer.events[-1] == CommandRefusedAfterDice.event_type
 
 
 @dataclass(frozen=True)
@@ -136,7 +158,7 @@ class EncounterService:
             return outcome
 
         try:
-            return self.executor.execute(
+            answer = self.executor.execute(
                 encounter.KIND,
                 encounter_id,
                 decide,
@@ -152,6 +174,9 @@ class EncounterService:
             # Another command on the same version won the append: to this client that is
             # exactly a stale If-Match (412), not a conflict it could retry blindly.
             raise StaleVersion(expected_version, self.state(encounter_id)[1]) from None
+        if refused_after_dice(answer):
+            raise RefusedAfterDice(answer)
+        return answer
 
     def reveal(
         self, encounter_id: UUID, actor: Actor, *, idempotency: Idempotency | None = None

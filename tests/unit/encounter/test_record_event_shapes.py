@@ -1,4 +1,5 @@
-"""Golden JSON for the command record and dispute facts (stored shapes never change in place)."""
+"""Golden JSON for the command record, a command refused after its dice, and dispute facts
+(stored shapes never change in place)."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from domain.encounter.dispute_events import (
 )
 from domain.encounter.record import CommandIssued
 from domain.events import DomainEvent
+from domain.rules.records import CommandRefusedAfterDice
 from tests.unit.encounter.table import AT
 
 GOLDEN = Path(__file__).parents[2] / "golden" / "events"
@@ -29,6 +31,10 @@ SAMPLES: list[DomainEvent] = [
         hand_faces=(4,),
         at=AT,
         by="gm",
+    ),
+    # Issue 33 §1: its dice are the EncounterDiceRolled events just before it (roll 3 and 4).
+    CommandRefusedAfterDice(
+        command_type="DeclareAttack", rule_id="GD-ATK-2", roll_seqs=(3, 4), at=AT, by="p1"
     ),
     RulingDisputed(
         dispute_id="0badc0de", ruling_version=12, reason="the text says below −1", at=AT, by="p1"
@@ -61,3 +67,15 @@ def test_the_golden_json_still_loads_to_the_same_event(event: DomainEvent) -> No
         pytest.fail(f"no golden file; create {path} with:\n{current}")
     stored = json.loads(path.read_text(encoding="utf-8"))
     assert registry.decode(registry.topic(event), stored) == event
+
+
+def test_a_refusal_after_dice_by_no_game_rule_still_loads() -> None:
+    """Its rule is null: the command did not fit the state, or its issuer might not."""
+    event = CommandRefusedAfterDice(
+        command_type="Cleanup", rule_id=None, roll_seqs=(7,), at=AT, by="gm"
+    )
+    path = GOLDEN / "CommandRefusedAfterDice.v1.no-rule.json"
+    if not path.exists():
+        pytest.fail(f"create {path} with:\n{event.model_dump_json(indent=2)}")
+    stored = json.loads(path.read_text(encoding="utf-8"))
+    assert registry.decode("CommandRefusedAfterDice.v1", stored) == event

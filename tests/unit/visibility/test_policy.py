@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from domain.rules.records import CommandRefusedAfterDice
 from domain.visibility.encounter import Blocks, Policy, Reader
+from projections.render import render
+from tests.unit.encounter.table import AT
 
 
 @dataclass(frozen=True)
@@ -74,3 +77,17 @@ def test_a_shown_key_holding_the_hidden_combatants_number_is_withheld() -> None:
     assert PLAYER.record(roll) == {"combatant_id": "grunt", "reaction": None, "die": None}
     declared = {"combatant": "grunt", "reaction": "dodge"}
     assert PLAYER.record(declared) == declared
+
+
+def test_a_refusal_after_dice_in_a_block_about_the_hidden_one_shows_its_rule_and_dice() -> None:
+    """Issue 33 §1: it holds no value of anyone's (the dice are the table's, before it), so a
+    player reads it whole; its line keeps the rule ID and has no number to withhold."""
+    refused = {"command_type": "TakeHit", "rule_id": "GD-DMG-1", "roll_seqs": [12, 13]}
+    assert PLAYER.record(refused, about_hidden=True) == refused
+    line = render(
+        CommandRefusedAfterDice(
+            command_type="TakeHit", rule_id="GD-DMG-1", roll_seqs=(12, 13), at=AT, by="gm"
+        )
+    )
+    assert [PLAYER.text(text, about_hidden=True) for text in line] == list(line)
+    assert "GD-DMG-1" in line[0]
