@@ -18,9 +18,8 @@ from pydantic import BaseModel, Field
 from api.deps import RuntimeDep
 from api.encounter_views import reader_of
 from api.security import READERS, PrincipalDep, require
-from domain.aggregate import NotFound
 from domain.roll_log import RollLog
-from domain.roll_logs import ListedLog, LogKind, RollLogs
+from domain.roll_logs import LogKind
 from domain.visibility.encounter import Reader
 from domain.visibility.rolls import shows_roll
 
@@ -56,13 +55,6 @@ class RollLogList(BaseModel):
     next_offset: int | None = Field(description="`offset` for the next page; null on the last.")
 
 
-def _order(listed: RollLogs) -> list[ListedLog]:
-    """The table log that takes rolls first, then every other log, newest first."""
-    current = listed.table_log
-    rest = [log for log in reversed(listed.logs) if log is not current]
-    return [current, *rest] if current is not None else rest
-
-
 def _last_seen(state: RollLog, reader: Reader) -> datetime | None:
     revealed = state.revealed_seed is not None
     for seq in range(len(state.rolls) - 1, -1, -1):
@@ -82,16 +74,12 @@ def list_roll_logs(
 ) -> RollLogList:
     """The campaign's roll logs by name, the table log first, a page at a time."""
     require(who, campaign_id, READERS)
-    listed = runtime.roll_logs.listed(campaign_id)
-    ordered = _order(listed)
+    found = runtime.roll_logs.page(campaign_id, offset=offset, limit=limit)
     reader = reader_of(who)
-    page: list[RollLogListed] = []
-    for log in ordered[offset : offset + limit]:
-        try:
-            state, _ = runtime.roll_logs.get(log.log_id)
-        except NotFound:  # listed, but its opening never landed (the request failed)
-            continue
-        page.append(
+    return RollLogList(
+        campaign_id=str(campaign_id),
+        table_log_id=str(found.table_log.log_id) if found.table_log else None,
+        logs=[
             RollLogListed(
                 id=str(log.log_id),
                 name=state.name,
@@ -103,13 +91,8 @@ def list_roll_logs(
                 href=f"/v1/roll-logs/{log.log_id}",
                 page=f"/table/rolls/{log.log_id}",
             )
-        )
-    current = listed.table_log
-    more = offset + limit < len(ordered)
-    return RollLogList(
-        campaign_id=str(campaign_id),
-        table_log_id=str(current.log_id) if current else None,
-        logs=page,
-        total=len(ordered),
-        next_offset=offset + limit if more else None,
+            for log, state in found.logs
+        ],
+        total=found.total,
+        next_offset=found.next_offset,
     )

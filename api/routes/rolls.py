@@ -16,7 +16,7 @@ from api.writes import etag, idempotency_key
 from domain.campaign.dice_tables import MAX_NAME
 from domain.dice.bcdice.limits import MAX_RANDS
 from domain.dice.bcdice.user_table import SYSTEM_ID as TABLE_SYSTEM
-from domain.roll_log import KeptTable, RollLog, RollLogClosed
+from domain.roll_log import KeptTable, RollLog
 from domain.visibility.rolls import roll_view
 from infra.services import (
     Idempotency,
@@ -27,7 +27,6 @@ from infra.services import (
     RollPublic,
     Runtime,
 )
-from infra.services.roll_answers import log_public
 
 router = APIRouter(tags=["rolls"])
 DEFAULT_PURPOSE = "table roll"
@@ -180,10 +179,10 @@ def roll(
     rolled = _what_to_roll(runtime, campaign_id, body)  # a kept table is found before anything
     log_id, at_table = body.roll_log_id, body.roll_log_id is None and body.name is None
     if at_table:
-        log_id, opened = runtime.roll_logs.table_log(campaign_id, by=who.actor)
-        if opened is not None:
-            _opened(response, opened)
-        if rolled is None:
+        if rolled is None:  # only open the table log (or find it)
+            log_id, opened = runtime.roll_logs.table_log(campaign_id, by=who.actor)
+            if opened is not None:
+                _opened(response, opened)
             return RollAnswer(roll_log=opened or _public(runtime, log_id, response), roll=None)
     elif log_id is None:
         assert body.name is not None  # not at the table: a name or a log id
@@ -214,17 +213,13 @@ def roll(
             idempotency=rolled_key,
         )
 
-    try:
+    if not at_table:
+        assert log_id is not None  # opened by name, or given
         answer = roll_in(log_id)
-    except RollLogClosed:
-        if not at_table:
-            raise
-        # The GM revealed the table log's seed since this process last looked: the next
-        # generation takes the roll (the reveal is read now, so this asks once).
-        log_id, opened = runtime.roll_logs.table_log(campaign_id, by=who.actor)
+    else:
+        answer, opened = runtime.roll_logs.at_table(campaign_id, by=who.actor, roll=roll_in)
         if opened is not None:
             _opened(response, opened)
-        answer = roll_in(log_id)
     etag(response, answer.roll_log.version)
     return answer
 
@@ -238,9 +233,9 @@ def _opened(response: Response, opened: RollLogPublic) -> UUID:
 
 
 def _public(runtime: Runtime, log_id: UUID, response: Response) -> RollLogPublic:
-    state, version = runtime.roll_logs.get(log_id)
-    etag(response, version)
-    return log_public(state, version)
+    found = runtime.roll_logs.public(log_id)
+    etag(response, found.version)
+    return found
 
 
 @router.get("/v1/roll-logs/{log_id}", response_model=RollLogFull)

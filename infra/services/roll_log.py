@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import datetime
 from uuid import UUID
 
@@ -28,6 +29,14 @@ class RollRefusedAndRecorded(DiceRefused):
             f"(its dice are verifiable after the reveal): {roll.refused}"
         )
         self.answer = answer
+
+
+@dataclass(frozen=True)
+class LogPage:
+    table_log: roll_logs.ListedLog | None  # the one that takes rolls now
+    logs: list[tuple[roll_logs.ListedLog, roll_log.RollLog]]
+    total: int
+    next_offset: int | None
 
 
 class RollLogService:
@@ -119,6 +128,19 @@ class RollLogService:
         except ConcurrencyConflict:
             return None  # a twin request opened it first: roll in it all the same
 
+    def at_table(
+        self, campaign_id: UUID, *, by: str, roll: Callable[[UUID], RollAnswer]
+    ) -> tuple[RollAnswer, RollLogPublic | None]:
+        """`roll` in the campaign's table log, and the table log's opening if this opened it."""
+        log_id, opened = self.table_log(campaign_id, by=by)
+        try:
+            return roll(log_id), opened
+        except roll_log.RollLogClosed:
+            # The GM revealed the table log's seed since this process last looked: the next
+            # generation takes the roll (the reveal is read now, so this asks once).
+            log_id, opened = self.table_log(campaign_id, by=by)
+            return roll(log_id), opened
+
     def listed(self, campaign_id: UUID) -> roll_logs.RollLogs:
         """The campaign's roll logs as listed now (read from the log: a read route's answer)."""
         stream = roll_logs.stream_of(campaign_id)
@@ -126,6 +148,23 @@ class RollLogService:
             return self.executor.load(roll_logs.KIND, stream).state
         except NotFound:
             return roll_logs.KIND.initial(stream)
+
+    def page(self, campaign_id: UUID, *, offset: int = 0, limit: int = 50) -> LogPage:
+        """A page of the campaign's logs, the table log that takes rolls first, then every
+        other newest first, each with its state (a listed log whose opening never landed,
+        its request failed, is left out)."""
+        listed = self.listed(campaign_id)
+        current = listed.table_log
+        rest = [log for log in reversed(listed.logs) if log is not current]
+        ordered = [current, *rest] if current is not None else rest
+        found: list[tuple[roll_logs.ListedLog, roll_log.RollLog]] = []
+        for log in ordered[offset : offset + limit]:
+            try:
+                found.append((log, self.executor.load(roll_log.KIND, log.log_id).state))
+            except NotFound:
+                continue
+        more = offset + limit < len(ordered)
+        return LogPage(current, found, len(ordered), offset + limit if more else None)
 
     def _known_list(self, campaign_id: UUID) -> roll_logs.RollLogs:
         stream = roll_logs.stream_of(campaign_id)
@@ -217,6 +256,11 @@ class RollLogService:
         """The log and every roll in it, with its version."""
         loaded = self.executor.load(roll_log.KIND, log_id)
         return loaded.state, loaded.version
+
+    def public(self, log_id: UUID) -> RollLogPublic:
+        """The log as an opening or a reveal answers it: no roll in it."""
+        state, version = self.get(log_id)
+        return log_public(state, version)
 
     def audit(self, log_id: UUID) -> tuple[roll_log.RollLog, list[Verification]]:
         """Recompute every roll of a revealed log."""
