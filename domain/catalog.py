@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from domain import roll_log
+from domain import roll_log, roll_logs
 from domain.campaign import campaign, character, dice_tables, scenario, unit
 from domain.encounter import aggregate as encounter
 from domain.encounter import record as _commands_are_recorded  # noqa: F401  (registers CommandIssued)
@@ -16,6 +16,7 @@ AGGREGATES = (
     scenario.KIND,
     encounter.KIND,
     dice_tables.KIND,
+    roll_logs.KIND,
 )
 
 __all__ = ["AGGREGATES", "registry"]

@@ -102,6 +102,7 @@ class RollLog(BaseModel):
     secret: bool = False
     secret_rolls: frozenset[int] = frozenset()  # roll sequences rolled as secret
     rolled_by: tuple[str, ...] = ()  # who rolled each roll, by roll sequence
+    rolled_at: tuple[datetime, ...] = ()  # and when
     refused: dict[int, str] = Field(default_factory=dict)  # roll sequence → why refused
     # The kept table each such roll rolled, by sequence.
     kept_tables: dict[int, KeptTable] = Field(default_factory=dict)
@@ -126,20 +127,20 @@ def evolve(state: RollLog, event: DomainEvent) -> RollLog:
                 }
             )
         case DiceRolled(result=result):
-            state = _recorded(state, result, secret=event.secret, by=event.by)
+            state = _recorded(state, result, secret=event.secret, by=event.by, at=event.at)
             if event.table is None:
                 return state
             kept = state.kept_tables | {result.roll_seq: event.table}
             return state.model_copy(update={"kept_tables": kept})
         case DiceRollRefused(result=result, reason=reason):
-            state = _recorded(state, result, secret=event.secret, by=event.by)
+            state = _recorded(state, result, secret=event.secret, by=event.by, at=event.at)
             return state.model_copy(update={"refused": state.refused | {result.roll_seq: reason}})
         case DiceSeedRevealed(server_seed=seed):
             return state.model_copy(update={"revealed_seed": seed})
     return state
 
 
-def _recorded(state: RollLog, result: TableRoll, *, secret: bool, by: str) -> RollLog:
+def _recorded(state: RollLog, result: TableRoll, *, secret: bool, by: str, at: datetime) -> RollLog:
     secret_roll = secret or result.secret
     secret_rolls = state.secret_rolls | ({result.roll_seq} if secret_roll else set())
     return state.model_copy(
@@ -147,6 +148,7 @@ def _recorded(state: RollLog, result: TableRoll, *, secret: bool, by: str) -> Ro
             "rolls": (*state.rolls, result),
             "secret_rolls": secret_rolls,
             "rolled_by": (*state.rolled_by, by),
+            "rolled_at": (*state.rolled_at, at),
         }
     )
 

@@ -50,8 +50,19 @@ class RollCreate(BaseModel):
         "name (its latest version); the roll records the table's name, version and text.",
         examples=["飲み物表"],
     )
-    roll_log_id: UUID | None = Field(default=None, description="Roll in this log; else open one.")
-    name: str = Field(default="table rolls", min_length=1, max_length=200, examples=["GM秘匿"])
+    roll_log_id: UUID | None = Field(
+        default=None,
+        description="Roll in this log. Without it (and without `name`) the roll goes to the "
+        "campaign's table log, the one every member's rolls share (opened by the first roll).",
+    )
+    name: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=200,
+        description="Open a log of this name beside the table log (listed by "
+        "`GET /v1/campaigns/{id}/rolls/logs`), and roll its first roll in it.",
+        examples=["GM秘匿"],
+    )
     purpose: str = Field(default=DEFAULT_PURPOSE, max_length=200)
     client_seed: str | None = Field(default=None, max_length=200)
     secret: bool = Field(
@@ -71,6 +82,8 @@ class RollCreate(BaseModel):
     def something_to_do(self) -> Self:
         if self.expression is not None and self.table is not None:
             raise ValueError("roll an expression or a table, not both")
+        if self.roll_log_id is not None and self.name is not None:
+            raise ValueError("roll in a log (roll_log_id) or open one (name), not both")
         if self.roll_log_id is not None and self.expression is None and self.table is None:
             raise ValueError("give an expression (or a table) to roll in an existing log")
         if self.hand_faces is not None and self.client_seed is not None:
@@ -160,18 +173,23 @@ def roll(
     key: KeyDep,
     response: Response,
 ) -> RollAnswer:
-    """Roll in a log (`roll_log_id`), or open a log (201) and roll its first roll in one."""
+    """Roll in the campaign's table log, in a log (`roll_log_id`), or open a log by `name`
+    and roll its first roll in it; 201 when the request opened a log (the table log too)."""
     require(who, campaign_id, WRITERS)
     rolled = _what_to_roll(runtime, campaign_id, body)  # a kept table is found before anything
-    log_id = body.roll_log_id
-    if log_id is None:
+    log_id, at_table = body.roll_log_id, body.roll_log_id is None and body.name is None
+    if at_table:
+        if rolled is None:  # only open the table log (or find it)
+            log_id, opened = runtime.roll_logs.table_log(campaign_id, by=who.actor)
+            if opened is not None:
+                _opened(response, opened)
+            return RollAnswer(roll_log=opened or _public(runtime, log_id, response), roll=None)
+    elif log_id is None:
+        assert body.name is not None  # not at the table: a name or a log id
         opened = runtime.roll_logs.open(
             body.name, by=who.actor, campaign_id=campaign_id, secret=body.secret, idempotency=key
         )
-        log_id = UUID(opened.id)
-        response.status_code = status.HTTP_201_CREATED
-        response.headers["Location"] = f"/v1/roll-logs/{log_id}"
-        etag(response, opened.version)
+        log_id = _opened(response, opened)
         if rolled is None:
             return RollAnswer(roll_log=opened, roll=None)
     elif _load(runtime, who, log_id, WRITERS)[0].campaign_id != campaign_id:
@@ -180,20 +198,44 @@ def roll(
     command, system, kept = rolled
     # A second write in the same request: its own key, derived, so a retry repeats neither.
     rolled_key = Idempotency(f"{key.key}:roll", key.fingerprint)
-    answer = runtime.roll_logs.roll(
-        log_id,
-        command,
-        by=who.actor,
-        purpose=body.purpose if kept is None or body.purpose != DEFAULT_PURPOSE else kept.shown,
-        client_seed=body.client_seed,
-        secret=body.secret,
-        hand_faces=body.hand_faces,
-        system=system,
-        table=kept,
-        idempotency=rolled_key,
-    )
+
+    def roll_in(log: UUID) -> RollAnswer:
+        return runtime.roll_logs.roll(
+            log,
+            command,
+            by=who.actor,
+            purpose=body.purpose if kept is None or body.purpose != DEFAULT_PURPOSE else kept.shown,
+            client_seed=body.client_seed,
+            secret=body.secret,
+            hand_faces=body.hand_faces,
+            system=system,
+            table=kept,
+            idempotency=rolled_key,
+        )
+
+    if not at_table:
+        assert log_id is not None  # opened by name, or given
+        answer = roll_in(log_id)
+    else:
+        answer, opened = runtime.roll_logs.at_table(campaign_id, by=who.actor, roll=roll_in)
+        if opened is not None:
+            _opened(response, opened)
     etag(response, answer.roll_log.version)
     return answer
+
+
+def _opened(response: Response, opened: RollLogPublic) -> UUID:
+    """A request that opened a log answers 201 with where the log is."""
+    response.status_code = status.HTTP_201_CREATED
+    response.headers["Location"] = f"/v1/roll-logs/{opened.id}"
+    etag(response, opened.version)
+    return UUID(opened.id)
+
+
+def _public(runtime: Runtime, log_id: UUID, response: Response) -> RollLogPublic:
+    found = runtime.roll_logs.public(log_id)
+    etag(response, found.version)
+    return found
 
 
 @router.get("/v1/roll-logs/{log_id}", response_model=RollLogFull)

@@ -5,7 +5,14 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from api.routes import encounter_stream, encounters, rolls, table_board, table_play
+from api.routes import (
+    encounter_stream,
+    encounters,
+    roll_log_list,
+    rolls,
+    table_board,
+    table_play,
+)
 from api.routes.campaigns import me_router
 
 # Included one by one on the application, not through a router of their own: FastAPI matches
@@ -15,6 +22,7 @@ routers: tuple[APIRouter, ...] = (
     encounters.router,
     encounter_stream.router,
     rolls.router,
+    roll_log_list.router,
     table_board.router,
     table_play.router,
     me_router,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 from uuid import UUID
 
 import typer
@@ -10,6 +10,9 @@ import typer
 from infra.cli import out
 from infra.cli.options import short_text
 from infra.cli.runtime import start_runtime
+
+if TYPE_CHECKING:
+    from infra.services import RollAnswer, RollLogPublic
 
 DEFAULT_PURPOSE = "table roll"
 dice_app = typer.Typer(no_args_is_help=True, help="Verifiable dice (BCDice's language).")
@@ -42,10 +45,18 @@ def roll(
         ),
     ] = None,
     campaign: Annotated[
-        UUID | None, typer.Option(help="The campaign whose kept table --table names.")
+        UUID | None,
+        typer.Option(
+            help="The campaign: its table log takes the roll (unless --log), its kept table "
+            "--table names."
+        ),
     ] = None,
     log: Annotated[
-        UUID | None, typer.Option(help="Roll log to roll in (default: a new one).")
+        UUID | None,
+        typer.Option(
+            help="Roll log to roll in (default: the --campaign's table log; without a "
+            "campaign, a new log of its own)."
+        ),
     ] = None,
     client_seed: Annotated[
         str | None,
@@ -74,19 +85,29 @@ def roll(
             system = TABLE_SYSTEM
             purpose = kept.shown if purpose == DEFAULT_PURPOSE else purpose
         service = runtime.roll_logs
-        if log is None:
-            opened = service.open("cli", by="cli", campaign_id=campaign)
-            log = UUID(opened.id)
-            console.print(f"new roll log {log}\ncommitment sha256(seed) = {opened.commitment}")
-        answer = service.roll(
-            log,
-            command,
-            by="cli",
-            purpose=purpose,
-            client_seed=client_seed,
-            system=system,
-            table=kept,
-        )
+
+        def roll_in(log_id: UUID) -> RollAnswer:
+            return service.roll(
+                log_id,
+                command,
+                by="cli",
+                purpose=purpose,
+                client_seed=client_seed,
+                system=system,
+                table=kept,
+            )
+
+        if log is not None:
+            answer = roll_in(log)
+        elif campaign is not None:
+            runtime.campaigns.get(campaign)  # a campaign that is not there has no table
+            answer, opened = service.at_table(campaign, by="cli", roll=roll_in)
+            _say_opened(opened, "the campaign's table log")
+        else:
+            opened = service.open("cli", by="cli")
+            _say_opened(opened, "a log of its own: give --campaign to roll at a campaign's table")
+            answer = roll_in(UUID(opened.id))
+        log = UUID(answer.roll_log.id)
     finally:
         runtime.close()
     result = answer.roll
@@ -98,6 +119,46 @@ def roll(
         for line in said(result.roll_seq, result.command, result.text, secret=result.secret):
             console.print(line, markup=False)
     console.print(f"dice: {result.faces}  (log {log})")
+
+
+def _say_opened(opened: RollLogPublic | None, what: str) -> None:
+    if opened is not None:
+        console.print(
+            f"new roll log {opened.id} ({what})\ncommitment sha256(seed) = {opened.commitment}"
+        )
+
+
+@dice_app.command("logs")
+def logs(
+    campaign: Annotated[UUID, typer.Option(help="The campaign whose roll logs to list.")],
+    limit: Annotated[int, typer.Option(min=1, max=500, help="Logs to show.")] = 50,
+) -> None:
+    """The campaign's roll logs by name: the table log that takes rolls first, then the
+    others, newest first (an operator's view: every roll counted, secret ones too)."""
+    runtime = start_runtime()
+    try:
+        runtime.campaigns.get(campaign)  # NotFound: a clear line, exit 1
+        found = runtime.roll_logs.page(campaign, limit=limit)
+    finally:
+        runtime.close()
+    from rich.table import Table
+    from rich.text import Text
+
+    table = Table("name", "kind", "rolls", "last roll", "state", "id")
+    for listed, state in found.logs:
+        last = state.rolled_at[-1].isoformat(timespec="seconds") if state.rolled_at else "-"
+        shut = "revealed" if state.revealed_seed is not None else "open"
+        table.add_row(  # a name is the members' text: shown as typed, never as markup
+            Text(state.name), listed.kind, str(len(state.rolls)), last, shut, str(listed.log_id)
+        )
+    if not found.logs:
+        console.print(
+            f"campaign {campaign} has no roll log yet: its first roll opens the table log"
+        )
+        return
+    console.print(table)
+    if found.next_offset is not None:
+        console.print(f"{found.total - len(found.logs)} more: --limit {found.total}")
 
 
 def said(seq: int, command: str, text: str, *, secret: bool) -> list[str]:

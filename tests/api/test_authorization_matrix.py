@@ -133,6 +133,9 @@ TABLE: list[Rule] = [
     Rule("POST", "/v1/encounters/{encounter}/disputes/{dispute}/amend", GM, {"options": {}}),
     Rule("GET", "/v1/campaigns/{campaign}/timeline", EVERYONE),
     Rule("POST", "/v1/campaigns/{campaign}/rolls", PLAYERS, {"expression": "2D6"}),
+    # Every reader may read every log of the campaign (secret rolls withheld in it): so its
+    # list; a roller token reaches its one log through BCDice-API only.
+    Rule("GET", "/v1/campaigns/{campaign}/rolls/logs", EVERYONE),
     Rule(
         "POST", "/v1/campaigns/{campaign}/tables", GM, {"name": "表", "text": "表\n1D2\n1:a\n2:b"}
     ),

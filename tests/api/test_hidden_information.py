@@ -54,6 +54,8 @@ SURFACES = (
     "campaign timeline",
     "web audit bundle",
     "inclusion proofs",
+    "roll logs (list)",
+    "table log",
 )
 # A number in an answer, not a piece of a hash, a UUID, a timestamp or a longer number.
 NUMBER = r"(?<![\w.])(?<!\w-){}(?![\w\-]|\.\d)"
@@ -336,6 +338,13 @@ def answers(table: Table, who: str) -> dict[str, Any]:
         ).text,
     }
     found["inclusion proofs"] = _inclusion_proofs(table, who, found["events"])
+    listed = table.client.get(
+        f"/v1/campaigns/{table.campaign}/rolls/logs", headers=auth(table.tokens[who])
+    )
+    found["roll logs (list)"] = listed.text
+    found["table log"] = table.client.get(
+        f"/v1/roll-logs/{listed.json()['table_log_id']}", headers=auth(table.tokens[who])
+    ).text
     # The table page's "Download the audit bundle": what the page fetched, in one file.
     found["web audit bundle"] = json.dumps(
         [found["state"], found["events"], found["rulings (audit trail)"], found["audit (dice)"]]
@@ -368,6 +377,17 @@ def leaks(text: Any, values: set[int]) -> list[int]:
     return sorted(v for v in values if re.search(NUMBER.format(v), blob))
 
 
+def _gm_checks_in_secret(table: Table, values: set[int]) -> None:
+    """The GM rolls against the hidden numbers in secret, in the table log (issue #35 §7)."""
+    for value in sorted(values)[:3]:
+        rolled = table.client.post(
+            f"/v1/campaigns/{table.campaign}/rolls",
+            headers=auth(table.tokens["gm"]) | key(),
+            json={"expression": f"1D100<={value} {value}", "secret": True},
+        )
+        assert rolled.status_code in (200, 201), rolled.text
+
+
 @pytest.fixture
 def projected(runtime: Runtime) -> Runtime:
     runtime.start_projector()
@@ -384,8 +404,10 @@ def test_no_reader_finds_a_hidden_combatants_values_anywhere(
         _caught_up(table, projected, path)
     values = secrets(table)
     assert len(values) >= 3, values  # the fight did put distinctive numbers in play
+    _gm_checks_in_secret(table, values)
     seen_by_gm = answers(table, "gm")
     assert leaks(seen_by_gm["state"], values), "the GM must see the hidden sheet"
+    assert leaks(seen_by_gm["table log"], values), "the GM must see their secret rolls"
     assert json.loads(seen_by_gm["replay, hidden join renamed (unapplied)"])["unapplied"]
     found = {
         (surface, who, value)

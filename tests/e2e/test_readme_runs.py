@@ -47,3 +47,5 @@ def test_every_runnable_readme_block_runs_as_pasted(live_server: LiveServer) -> 
         assert answers[0]["name"] == "蒼穹"
         assert answers[0]["members"] == [{"member_id": "gm", "role": "gm"}]
         assert answers[1]["roll"]["comment"] == "回避"
+        [table] = answers[2]["logs"]  # the roll went to the campaign's table log
+        assert (table["id"], table["kind"]) == (answers[1]["roll_log"]["id"], "table")

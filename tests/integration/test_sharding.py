@@ -18,6 +18,7 @@ from fastapi.testclient import TestClient
 from pydantic import SecretStr
 
 from api.app import create_app
+from domain import roll_logs
 from infra import bootstrap
 from infra.settings import Settings
 from infra.store.migrate import migrate
@@ -62,8 +63,8 @@ def client(runtime: bootstrap.Runtime) -> Iterator[TestClient]:
 
 
 def play_a_campaign(client: TestClient, name: str) -> tuple[Campaign, set[str]]:
-    """A campaign with a pilot, a core, a started scenario, an encounter and a roll log;
-    returns it and the ids of every stream it made."""
+    """A campaign with a pilot, a core, a started scenario, an encounter and its table log
+    (with the list of its roll logs); returns it and the ids of every stream it made."""
     campaign = open_campaign(client, name)
     campaign.token_for("aoi")  # the pilot's owner is a player of the campaign
     pilot = register_pilot(campaign)["id"]
@@ -79,7 +80,9 @@ def play_a_campaign(client: TestClient, name: str) -> tuple[Campaign, set[str]]:
     rolled = ok(
         campaign.post(f"/v1/campaigns/{campaign.id}/rolls", json={"expression": "2D6"}), 201
     )
-    return campaign, {campaign.id, pilot, core, scenario, fight["id"], rolled["roll_log"]["id"]}
+    listed = str(roll_logs.stream_of(uuid.UUID(campaign.id)))
+    made = {campaign.id, pilot, core, scenario, fight["id"], rolled["roll_log"]["id"], listed}
+    return campaign, made
 
 
 def shards_of_streams(owner_url: str, shards: int) -> dict[str, set[int]]:

@@ -23,6 +23,7 @@ from domain.dice.bcdice.record import REFUSED_TEXT
 from domain.dice.bcdice.user_table import SYSTEM_ID as TABLE_SYSTEM
 from domain.events import DomainEvent, EventRegistry, UnknownEventType
 from domain.roll_log import DiceRolled, DiceRollRefused, DiceSeedRevealed, KeptTable, RollLogOpened
+from domain.roll_logs import RollLogListed, table_log_of
 
 GOLDEN = Path(__file__).parent.parent / "golden" / "events"
 AT = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
@@ -75,6 +76,15 @@ SAMPLES: list[DomainEvent] = [
         text="飲み物表\n1D6\n1:水\n2:緑茶\n3:麦茶\n4:コーラ\n5:オレンジジュース\n6:選ばれし者の知的飲料\n",
         at=AT,
         by="gm",
+    ),
+    RollLogListed(
+        campaign_id=STREAM,
+        log_id=table_log_of(STREAM, 1),
+        name="table rolls",
+        kind="table",
+        generation=1,
+        at=AT,
+        by="aoi",
     ),
 ]
 

@@ -17,7 +17,8 @@ const FLAGS = ["critical", "fumble", "success", "failure"];
 const page = {
   lang: sessionStorage.getItem("senki.lang") || (navigator.language.startsWith("ja") ? "ja" : "en"),
   logId: null,
-  campaignId: null, // the new-log form's campaign, from the address
+  campaignId: null, // the campaign's page: its logs, from the address
+  logs: null, // GET /v1/campaigns/{id}/rolls/logs
   log: null, // GET /v1/roll-logs/{id}, as redacted for this token
   checks: null, // roll_seq -> check, once the seed is revealed
   offers: new Set(),
@@ -64,6 +65,19 @@ export function describe(entry, lang, { memberId = null, check = null } = {}) {
   }
   if (check) tags.push(checkTag(check, lang));
   return { seq, text: entry.text, comment: entry.table || entry.comment || "", tags, withheld: false };
+}
+
+/** One line of the campaign's list: the log's name (the table log by its role), what it is. */
+export function describeLog(log, lang) {
+  const kind = { table: "kindTable", named: "kindNamed", secret: "kindSecret" }[log.kind];
+  const name = log.kind === "table" ? t(lang, "tableLog") : log.name;
+  const facts = [t(lang, kind), `${t(lang, "rollCount")}: ${log.rolls}`];
+  if (log.revealed) facts.push(t(lang, "revealedLog"));
+  if (log.last_roll_at) {
+    const at = new Date(log.last_roll_at).toLocaleString(lang === "ja" ? "ja-JP" : "en-GB");
+    facts.push(`${t(lang, "lastRoll")} ${at}`);
+  }
+  return { name, facts: facts.join(" · ") };
 }
 
 function say(text) {
@@ -216,6 +230,50 @@ async function reveal() {
   }
 }
 
+/** The campaign's logs by name, each a link; the picker offers those that still take rolls. */
+async function loadLogs() {
+  const listed = await get(`/v1/campaigns/${page.campaignId}/rolls/logs?limit=100`);
+  page.logs = listed;
+  drawLogs();
+}
+
+function drawLogs() {
+  const listed = page.logs;
+  if (!listed) return;
+  const lang = page.lang;
+  $("log-list").replaceChildren(...(listed.logs.length
+    ? listed.logs.map((log) => {
+      const shown = describeLog(log, lang);
+      return node("li", { class: `kind-${log.kind}`, "data-log": log.id },
+        node("a", { href: log.page }, shown.name), " ", node("span", { class: "note" }, shown.facts));
+    })
+    : [node("li", { class: "note" }, t(lang, "noLogs"))]));
+  const more = listed.total - listed.logs.length;
+  $("logs-more").hidden = more <= 0;
+  $("logs-more").textContent = `${more} ${t(lang, "moreLogs")}`;
+  const picker = $("pick-log");
+  const chosen = picker.value;
+  // The table log is the first option (its current generation, whatever its id); the others
+  // by name while they still take rolls.
+  const takers = listed.logs.filter((log) => !log.revealed && log.kind !== "table");
+  picker.replaceChildren(picker.firstElementChild,
+    ...takers.map((log) => node("option", { value: log.id }, describeLog(log, lang).name)));
+  picker.value = takers.some((log) => log.id === chosen) ? chosen : "";
+}
+
+/** Roll from the campaign's page: in the table log unless another log is picked by name. */
+async function rollAtTable(submitted) {
+  submitted.preventDefault();
+  const body = { expression: $("table-command").value.trim(), secret: $("table-secret").checked };
+  if ($("pick-log").value) body.roll_log_id = $("pick-log").value;
+  try {
+    const rolled = await post(`/v1/campaigns/${page.campaignId}/rolls`, body);
+    location.assign(`/table/rolls/${rolled.roll_log.id}`);
+  } catch (error) {
+    say(error.message);
+  }
+}
+
 async function openNewLog(submitted) {
   submitted.preventDefault();
   try {
@@ -242,14 +300,21 @@ async function open() {
   $("sign-out").hidden = false;
   const campaign = page.campaignId || page.me?.campaign_id;
   const mayRoll = can(page, "command");
-  if (campaign && mayRoll) {
+  if (campaign && page.logId) {
     $("new-log-link").href = `/table/campaigns/${campaign}/rolls`;
     $("new-log-link").hidden = false;
   }
   if (!page.logId) {
+    try {
+      await loadLogs();
+    } catch (error) {
+      denied(error);
+      return;
+    }
     $("access").hidden = true;
     $("start").hidden = false;
     $("new-log-panel").hidden = !mayRoll; // a viewer may read a log, not open one
+    $("table-roll-panel").hidden = !mayRoll;
     say("");
     return;
   }
@@ -268,14 +333,11 @@ async function open() {
 }
 
 function wire() {
-  wireAccess(page, { open, redraw: render });
+  wireAccess(page, { open, redraw: () => { render(); drawLogs(); } });
   $("roll-form").addEventListener("submit", rollDice);
   $("rolls-reveal").addEventListener("click", reveal);
   $("new-log-form").addEventListener("submit", openNewLog);
-  $("go-log-form").addEventListener("submit", (submitted) => {
-    submitted.preventDefault();
-    location.assign(`/table/rolls/${$("go-log-id").value.trim()}`);
-  });
+  $("table-roll-form").addEventListener("submit", rollAtTable);
   const encounter = sessionStorage.getItem("senki.encounter");
   if (encounter) $("back").href = `/table/encounters/${encounter}`;
 }
