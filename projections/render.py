@@ -11,6 +11,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+from domain.encounter.awaited import awaited_die, purpose_ja
 from domain.encounter.rulesets import log_line
 from domain.events import DomainEvent
 from domain.rules.records import refusal_line
@@ -76,15 +77,27 @@ def _compact(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
 
 
+# Each rule system by the name a table knows it by (the seeds' spelling), not its id.
+_RULESETS = {
+    "glorious_drive": ("Glorious Drive", "グロリアスドライヴ"),
+    "wizardry_round": ("the Wizardry-style round", "ウィザードリィ風の戦闘ラウンド"),
+    "armor_knights": ("Armor Knights", "アーマーナイツ"),
+}
+
+
 @renders("EncounterOpened")
 def _opened(event: DomainEvent) -> Line:
-    ruleset = f"{field(event, 'ruleset_id')} {field(event, 'ruleset_version')}"
+    ruleset_id, version = str(field(event, "ruleset_id")), field(event, "ruleset_version")
+    en, ja = _RULESETS.get(ruleset_id, (ruleset_id, ruleset_id))
     return (
-        f"{event.by} opened the encounter under {ruleset}; dice commitment "
+        f"{event.by} opened the encounter under {en} (version {version}); dice commitment "
         f"{str(field(event, 'commitment'))[:12]}…",
-        f"{event.by}が戦闘を開始（ルール {ruleset}、ダイス・コミットメント "
+        f"{event.by}が戦闘を開始（ルール {ja} 第{version}版、ダイス・コミットメント "
         f"{str(field(event, 'commitment'))[:12]}…）",
     )
+
+
+_SIDES_JA = {"pc": "味方", "enemy": "敵"}
 
 
 @renders("CombatantJoined")
@@ -93,7 +106,7 @@ def _joined(event: DomainEvent) -> Line:
     cid, ctl = field(event, "combatant_id"), field(event, "controller")
     return (
         f"{who} ({cid}) joined on side {side}, controlled by {ctl}",
-        f"{who}（{cid}）が陣営「{side}」で参加（操作：{ctl}）",
+        f"{who}（{cid}）が陣営「{_SIDES_JA.get(str(side), side)}」で参加（操作：{ctl}）",
     )
 
 
@@ -105,7 +118,7 @@ def _rolled(event: DomainEvent) -> Line:
     source_ja = "手入力" if source == "by hand" else "サーバー"
     return (
         f"{event.by} rolled for {purpose} ({source}): {text}",
-        f"{event.by}が{purpose}のダイスを振った（{source_ja}）：{text}",
+        f"{event.by}が{purpose_ja(str(purpose))}のダイスを振った（{source_ja}）：{text}",
     )
 
 
@@ -181,6 +194,10 @@ def _awaited(event: DomainEvent) -> Line:
     """Issue 19: a command waits for a hand die; who enters it."""
     die = field(event, "die") or {}
     text_en, text_ja = field(die, "text_en"), field(die, "text_ja")
+    sides, purpose = field(die, "sides"), field(die, "purpose")
+    if isinstance(sides, int) and isinstance(purpose, str):
+        # Said again from what it is, so a die recorded with English words reads in Japanese.
+        text_ja = awaited_die(sides, purpose, field(die, "combatant"), None).text_ja
     who = field(die, "for_member")
     by_en, by_ja = ("the GM", "GM") if who == "gm" else (f"{who} (or the GM)", f"{who}（またはGM）")
     return f"Waiting for {text_en}: {by_en} enters it", f"{text_ja}の入力待ち：{by_ja}が入力"

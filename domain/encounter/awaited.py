@@ -107,13 +107,37 @@ class WithdrawAwaitedRoll(Command):
     reason: str = Field(default="withdrawn by the GM", max_length=500)
 
 
+# The words rulesets write in a die's purpose, as a Japanese table says them (the seeds'
+# terms: 命中, 回避, 気絶, 重体, 再起不能…); a word not listed stays as written.
+PURPOSE_JA = {
+    "roll": "ダイス",
+    "hit": "命中",
+    "evasion": "回避",
+    "faint": "気絶",
+    "critical": "重体",
+    "incapacitated": "再起不能",
+    "recovery": "回復",
+    "resistance": "抵抗",
+    "GM": "GM",
+    "PCs'": "PC側",
+    "representative": "代表",
+}
+
+
+def purpose_ja(purpose: str) -> str:
+    """A die's purpose ("GD-REACT-1 hit ace") with its words in Japanese ("GD-REACT-1 命中 ace")."""
+    return " ".join(PURPOSE_JA.get(word, word) for word in purpose.split(" "))
+
+
 def awaited_die(
     sides: int, purpose: str, combatant: str | None, controller: str | None
 ) -> AwaitedDie:
     """Describe the die: `purpose` starts with its rule ID ("GD-INJ-1 faint")."""
     rule_id, _, rest = purpose.partition(" ")
     notation = f"1D{sides}"
-    what = " ".join(word for word in rest.split() if word != combatant) or "roll"
+    words = [word for word in rest.split() if word != combatant] or ["roll"]
+    what = " ".join(words)
+    what_ja = "".join(PURPOSE_JA.get(word, word) for word in words)
     who = f" for {combatant}" if combatant else ""
     whose = f"{combatant}の" if combatant else ""
     return AwaitedDie(
@@ -124,5 +148,5 @@ def awaited_die(
         combatant=combatant,
         for_member=controller or "gm",
         text_en=f"{notation} {what}{who}, {rule_id}",
-        text_ja=f"{whose}{what}（{notation}、{rule_id}）",
+        text_ja=f"{whose}{what_ja}（{notation}、{rule_id}）",
     )

@@ -11,6 +11,8 @@ import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -20,6 +22,8 @@ from api.app import create_app
 from infra.services.runtime import Runtime
 from tests.support.databases import APP_ROLE, TestServer
 from tests.support.runtime import start_runtime
+
+CHROMIUM = Path("/usr/bin/chromium")  # Debian's: the tests download no browser
 
 
 @dataclass
@@ -69,3 +73,19 @@ def live_server(e2e_runtime: Runtime) -> Iterator[LiveServer]:
         finally:
             server.should_exit = True
             thread.join(timeout=15)
+
+
+@pytest.fixture
+def browser(live_server: LiveServer) -> Iterator[Any]:
+    """Chromium; closed before the server stops, so no live stream is cut mid-request."""
+    from playwright import sync_api  # only the browser tests need it
+
+    with sync_api.sync_playwright() as playwright:
+        launched = playwright.chromium.launch(
+            executable_path=str(CHROMIUM),
+            args=["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"],
+        )
+        try:
+            yield launched
+        finally:
+            launched.close()

@@ -72,46 +72,62 @@ class DemoFight:
         self.post(f"/v1/encounters/{self.id}/reveal", {})
 
 
-def open_demo(client: httpx.Client, dice: str | None = None) -> DemoFight:
-    """A GM, players aoi and kai, viewer mio; ace and wing against a hidden grunt and a core.
-    `dice`: whose dice the encounter rolls ('hand': the table's, asked one at a time)."""
+def open_campaign(
+    client: httpx.Client, name: str, members: dict[str, str], encounter: dict[str, Any]
+) -> DemoFight:
+    """A campaign (faint_rule: text) with its GM, `members` (id → role) and their tokens, and
+    an encounter opened with `encounter` as its body."""
     opened = client.post(
         "/v1/campaigns",
         headers=_key(),
-        json={"name": "蒼穹", "gm_member_id": "gm", "options": {"faint_rule": "text"}},
+        json={"name": name, "gm_member_id": "gm", "options": {"faint_rule": "text"}},
     )
     assert opened.status_code == 201, opened.text
     fight = DemoFight(client, opened.json()["id"], opened.json()["token"])
-    members = f"/v1/campaigns/{fight.campaign_id}"
-    for member, role in (("aoi", "player"), ("kai", "player"), ("mio", "viewer")):
-        fight.post(f"{members}/members", {"member_id": member, "role": role})
-        issued = fight.post(f"{members}/tokens", {"kind": "member", "member_id": member})
+    campaign = f"/v1/campaigns/{fight.campaign_id}"
+    for member, role in members.items():
+        fight.post(f"{campaign}/members", {"member_id": member, "role": role})
+        issued = fight.post(f"{campaign}/tokens", {"kind": "member", "member_id": member})
         fight.tokens[member] = issued["token"]
-    encounter = fight.post(
-        f"{members}/encounters",
+    fight.id = fight.post(f"{campaign}/encounters", encounter)["id"]
+    return fight
+
+
+def open_demo(client: httpx.Client, dice: str | None = None) -> DemoFight:
+    """A GM, players aoi and kai, viewer mio; ace and wing against a hidden grunt and a core.
+    `dice`: whose dice the encounter rolls ('hand': the table's, asked one at a time)."""
+    fight = open_campaign(
+        client,
+        "蒼穹",
+        {"aoi": "player", "kai": "player", "mio": "viewer"},
         {"battle_map": {"width": 12, "height": 10, "squares": TERRAIN}}
         | ({"dice": dice} if dice else {}),
     )
-    fight.id = encounter["id"]
     # Reactions far enough apart that 1D6 never changes the order: ace, wing, grunt, kou.
-    for cid, controller, side, body, hidden in (
-        ("ace", "aoi", "pc", sheet(1, 1, reaction=30), False),
-        ("wing", "kai", "pc", sheet(1, 2, reaction=15), False),
-        ("grunt", "gm", "enemy", sheet(4, 1, reaction=8, hp=321), True),
-        ("kou", "gm", "enemy", sheet(9, 6, reaction=1, hp=400, body="assault_core"), False),
-    ):
+    join(
+        fight,
+        ("ace", "ace", "aoi", "pc", sheet(1, 1, reaction=30), False),
+        ("wing", "wing", "kai", "pc", sheet(1, 2, reaction=15), False),
+        ("grunt", "grunt", "gm", "enemy", sheet(4, 1, reaction=8, hp=321), True),
+        ("kou", "kou", "gm", "enemy", sheet(9, 6, reaction=1, hp=400, body="assault_core"), False),
+    )
+    return fight
+
+
+def join(fight: DemoFight, *combatants: tuple[str, str, str, str, dict[str, Any], bool]) -> None:
+    """The GM joins each (id, name, controller, side, sheet, hidden) to the fight."""
+    for cid, name, controller, side, body, hidden in combatants:
         fight.command(
             {
                 "command": "JoinCombatant",
                 "combatant_id": cid,
-                "name": cid,
+                "name": name,
                 "side": side,
                 "controller": controller,
                 "sheet": body,
                 "hidden": hidden,
             }
         )
-    return fight
 
 
 def play_a_little(fight: DemoFight) -> None:

@@ -3,6 +3,7 @@
 
 import { wireAccess } from "./access.js";
 import { ApiError, follow, get, offered, post, savedToken, takeTokenFromAddress } from "./api.js";
+import { attackAt, checkAt } from "./attack.js";
 import { drawBoard, drawLegend, drawParties, hasPositions, squareAt } from "./board.js";
 import { t, translatePage } from "./i18n.js";
 import { drawLog } from "./log.js";
@@ -91,8 +92,11 @@ function render() {
   const version = shown.version;
   const crews = page.crews.get(version) || new Map();
   drawProcedure($("procedure"), shown, lang);
-  if (hasPositions(shown)) drawBoard($("board"), shown, lastMoveAt(page.events, version), crews);
-  else drawParties($("board"), shown, lang);
+  const names = new Map(shown.combatants.map((c) => [c.combatant_id, c.name]));
+  if (hasPositions(shown)) {
+    const attack = attackAt(page.events, version, lang, names, shown.procedure.acting);
+    drawBoard($("board"), shown, lastMoveAt(page.events, version), crews, attack, lang);
+  } else drawParties($("board"), shown, lang, checkAt(page.events, version, lang, names));
   drawOrder($("order"), shown, orderAt(page.events, version));
   drawCombatants($("combatants"), shown, lang, { crews, me: page.me });
   drawPlayPanel();

@@ -1,6 +1,8 @@
 // The battle map as SVG: terrain and height, occupied squares, combatants by side with their
 // size and HP, the path of the last move and the range of the acting combatant's main weapon.
 
+import { resultWords } from "./attack.js";
+
 const NS = "http://www.w3.org/2000/svg";
 const CELL = 40;
 const MARGIN = 18;
@@ -256,8 +258,9 @@ function describeToken(combatant, at, hp, pilot) {
  * Draw `encounter` into `host`. `move` is the last move of this turn ({combatant, start, path})
  * or null; the acting combatant's weapon range is shown while it may still move or act.
  * `crews`: combatant id → its pilot (from /crews), for the pilot's bar and the sheet link.
+ * `attack`: the attack just resolved (attack.js's attackAt), drawn from attacker to targets.
  */
-export function drawBoard(host, encounter, move, crews = new Map()) {
+export function drawBoard(host, encounter, move, crews = new Map(), attack = null, lang = "en") {
   const map = { width: 20, height: 20, ...encounter.battle_map };
   const width = MARGIN + map.width * CELL + 2;
   const height = MARGIN + map.height * CELL + 2;
@@ -275,7 +278,9 @@ export function drawBoard(host, encounter, move, crews = new Map()) {
   const defs = el("defs");
   const marker = el("marker", { id: "arrow", viewBox: "0 0 10 10", refX: 8, refY: 5, markerWidth: 6, markerHeight: 6, orient: "auto-start-reverse" });
   marker.append(el("path", { d: "M 0 0 L 10 5 L 0 10 z", fill: "#16191d" }));
-  defs.append(marker);
+  const strike = el("marker", { id: "strike", viewBox: "0 0 10 10", refX: 9, refY: 5, markerWidth: 5, markerHeight: 5, orient: "auto" });
+  strike.append(el("path", { d: "M 0 0 L 10 5 L 0 10 z", fill: ATTACK_COLOUR }));
+  defs.append(marker, strike);
   svg.append(defs);
   drawTerrain(svg, map);
   drawAxes(svg, map);
@@ -292,22 +297,86 @@ export function drawBoard(host, encounter, move, crews = new Map()) {
     if (at) sharing.set(`${at.x},${at.y}`, [...(sharing.get(`${at.x},${at.y}`) || []), combatant.combatant_id]);
   }
   const labels = tokenLabels(encounter.combatants);
+  const strikes = attack ? drawAttack(svg, encounter, attack, lang) : null;
   for (const combatant of encounter.combatants) {
     const at = positionOf(combatant);
     const here = at ? sharing.get(`${at.x},${at.y}`) : [combatant.combatant_id];
     const stack = { index: here.indexOf(combatant.combatant_id), count: here.length };
     drawCombatant(svg, combatant, combatant.combatant_id === point.acting, crews.get(combatant.combatant_id), stack, labels.get(combatant.combatant_id));
   }
+  if (strikes) svg.append(strikes); // the results above the tokens, readable
   host.replaceChildren(svg);
+}
+
+const ATTACK_COLOUR = "#b3261e";
+
+/**
+ * The attack: a line from the attacker to each target (or to the point of an area attack, its
+ * area ringed), and beside each target what came of it. The lines go under the tokens; the
+ * returned layer of results is appended above them. Faded once play has moved past it.
+ */
+function drawAttack(svg, encounter, attack, lang) {
+  const byId = new Map(encounter.combatants.map((c) => [c.combatant_id, c]));
+  const attacker = byId.get(attack.attacker);
+  const from = attacker && positionOf(attacker);
+  if (!from) return null;
+  const start = centre(from.x, from.y, edgeOf(attacker));
+  const opacity = attack.done ? 0.45 : 1;
+  const lines = el("g", { class: `attack${attack.done ? " done" : ""}`, "data-attack": attack.version, opacity });
+  lines.append(el("title", {}, attack.line));
+  const results = el("g", { class: `attack-results${attack.done ? " done" : ""}`, "data-attack": attack.version, opacity });
+  const aim = (end) => {
+    lines.append(el("line", {
+      class: "attack-line", x1: start.x, y1: start.y, x2: end.x, y2: end.y, stroke: ATTACK_COLOUR,
+      "stroke-width": 3, "stroke-linecap": "round", "marker-end": "url(#strike)",
+    }));
+  };
+  if (attack.point && attack.area) {
+    const at = centre(attack.point.x, attack.point.y);
+    aim(at);
+    lines.append(el("circle", {
+      class: "attack-area", cx: at.x, cy: at.y, r: CELL * (attack.area + 0.5), fill: ATTACK_COLOUR,
+      "fill-opacity": 0.08, stroke: ATTACK_COLOUR, "stroke-dasharray": "5 4",
+    }));
+  }
+  for (const t of attack.targets) {
+    const defender = byId.get(t.id);
+    const to = defender && positionOf(defender);
+    if (!to) continue;
+    const end = centre(to.x, to.y, edgeOf(defender));
+    // Stop short of the target's token, so the arrow head shows.
+    const dx = end.x - start.x;
+    const dy = end.y - start.y;
+    const length = Math.hypot(dx, dy) || 1;
+    const short = Math.min(length, (CELL * edgeOf(defender)) / 2);
+    if (!(attack.point && attack.area)) aim({ x: end.x - (dx / length) * short, y: end.y - (dy / length) * short });
+    const said = resultWords(t, lang);
+    if (!said.length) continue;
+    const result = el("g", { class: "attack-result", "data-target": t.id, "data-hit": t.hit === null ? "" : String(t.hit) });
+    // Above the target's square; below it when the top row leaves no room.
+    const above = square(to.x, to.y).y - 4 - 13 * (said.length - 1);
+    const top = above >= 12 ? above : square(to.x, to.y).y + CELL * edgeOf(defender) + 12;
+    said.forEach((text, i) => {
+      result.append(el("text", {
+        x: end.x, y: top + 13 * i, "text-anchor": "middle", "font-size": 11, "font-weight": "bold",
+        fill: i === 0 && t.hit === false ? "#16191d" : ATTACK_COLOUR, stroke: "#ffffff", "stroke-width": 3,
+        "paint-order": "stroke",
+      }, text));
+    });
+    result.append(el("title", {}, t.lines.join(" / ")));
+    results.append(result);
+  }
+  svg.append(lines);
+  return results;
 }
 
 /**
  * A fight with no positions (the Wizardry-style round) is drawn as it is played: its parties
  * side by side, each member in its rank with its state, the acting one ringed.
  */
-export function drawParties(host, encounter, lang) {
+export function drawParties(host, encounter, lang, check = null) {
   const sides = [...new Set(encounter.combatants.map((c) => c.side))];
-  const COLUMN = 230;
+  const COLUMN = 300;
   const ROW = 34;
   const rows = Math.max(1, ...sides.map((side) => encounter.combatants.filter((c) => c.side === side).length));
   const svg = el("svg", {
@@ -333,6 +402,13 @@ export function drawParties(host, encounter, lang) {
       group.append(el("text", { x: x + 8, y: y + 17, "font-size": 13, "font-weight": "bold", fill: down ? colour : "#ffffff" },
         `${rank + 1}. ${c.name}${marks.length ? ` — ${marks.join(", ")}` : ""}`));
       group.append(el("title", {}, `${c.name} (${side}, ${labels.get(c.combatant_id)})`));
+      if (check && check.combatant === c.combatant_id) {
+        // The check just made, beside the one who made it: its total and the GM's ruling.
+        const said = el("g", { class: "attack-result check", "data-target": c.combatant_id });
+        said.append(el("text", { x: x + COLUMN - 36, y: y + 17, "text-anchor": "end", "font-size": 12, "font-weight": "bold", fill: down ? colour : "#ffffff" }, check.words));
+        said.append(el("title", {}, check.lines.join(" / ")));
+        group.append(said);
+      }
       svg.append(group);
     });
   });

@@ -16,10 +16,12 @@ const LABELS_JA = {
   injury: "負傷", interval: "間隔", item: "アイテム", items: "アイテム", move: "移動",
   note: "メモ", opponent: "相手", order: "順番", outcome: "結果", over: "終了", pending: "待ち",
   phase: "フェイズ", pool: "プール", range: "射程", reason: "理由", recovery: "回復",
-  round: "ラウンド", rolls: "ダイス", status: "変調", statuses: "変調", step: "ステップ",
+  round: "ラウンド", rolls: "ダイス", sides_without_fighters: "戦える者のいない陣営", status: "変調", statuses: "変調", step: "ステップ",
   strategy: "作戦", success: "成功", target: "対象", threshold: "しきい値", total: "合計",
   totals: "合計", tp: "TP", turn: "ターン", unit: "ユニット", weapon: "武器", winner: "勝者",
 };
+
+const SIDES_JA = { pc: "味方", enemy: "敵" };
 
 const YES_NO = { en: ["yes", "no"], ja: ["はい", "いいえ"] };
 
@@ -30,7 +32,7 @@ export function label(key, lang) {
 function valueText(value, ctx) {
   if (value === null || value === undefined) return "—";
   if (typeof value === "boolean") return YES_NO[ctx.lang === "ja" ? "ja" : "en"][value ? 0 : 1];
-  if (typeof value === "string") return (ctx.names && ctx.names.get(value)) || value.replaceAll("_", " ");
+  if (typeof value === "string") return (ctx.names && ctx.names.get(value)) || (ctx.lang === "ja" && SIDES_JA[value]) || value.replaceAll("_", " ");
   return String(value);
 }
 

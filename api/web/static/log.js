@@ -78,7 +78,10 @@ function rulesList(event, audit, lang) {
   return node("ul", { class: "rules" }, ...cited.map((rule) => node(
     "li", {},
     node("strong", {}, rule.rule_id),
-    rule.text ? ruleText(rule.text) : null,
+    // The digest is English: a Japanese table gets it folded, marked as English, until the
+    // seed's own words for each rule are packaged for the page.
+    rule.text && lang === "ja" ? node("details", { class: "rule-digest" }, node("summary", {}, t(lang, "digestInEnglish")), node("span", { lang: "en" }, ruleText(rule.text))) : null,
+    rule.text && lang !== "ja" ? ruleText(rule.text) : null,
     !rule.text && audit ? node("span", { class: "rule-text" }, ` — ${t(lang, "noRuleText")}`) : null,
   )));
 }

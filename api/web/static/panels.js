@@ -3,6 +3,7 @@
 
 import { hpOf, sideColour } from "./board.js";
 import { hpMeter, node, percent } from "./dom.js";
+import { injuryWord } from "./attack.js";
 import { commandWord, t } from "./i18n.js";
 
 const PHASE_EN_JA = {
@@ -147,6 +148,11 @@ function sheetLinks(crew, lang) {
 }
 
 /** `extra`: crews by combatant id (from /crews) and who the caller is (from /v1/me), if known. */
+/** A side as a Japanese table says it (味方, 敵); another side by its own name. */
+export function sideWord(side, lang) {
+  return (lang === "ja" && { pc: "味方", enemy: "敵" }[side]) || side;
+}
+
 export function drawCombatants(host, encounter, lang, extra = {}) {
   const crews = extra.crews || new Map();
   const me = extra.me || null;
@@ -155,14 +161,14 @@ export function drawCombatants(host, encounter, lang, extra = {}) {
     const status = c.status || {};
     const crew = crews.get(c.combatant_id);
     const tags = (status.statuses || []).map((s) => node("li", {}, `${s.name} ${s.effect_value} (${s.turns_left})`));
-    if (status.injury && status.injury !== "none") tags.unshift(node("li", { class: "injury" }, status.injury));
+    if (status.injury && status.injury !== "none") tags.unshift(node("li", { class: "injury" }, injuryWord(status.injury, lang)));
     const where = status.position ? `(${status.position.x},${status.position.y}${status.position.z ? `,${status.position.z}` : ""})` : "";
     const mine = me && me.member_id && me.member_id === c.controller;
     const item = node(
       "li", { class: `combatant side-${c.side}`, "data-combatant": c.combatant_id },
       node("span", { class: "name" }, c.name), " ",
       mine ? node("span", { class: "you" }, `(${t(lang, "you")}) `) : null,
-      node("span", { class: "meta" }, `${c.side} · ${c.controller} ${where}${c.hidden ? " · hidden" : ""}${c.sheet && c.sheet.body === "assault_core" ? ` · ${t(lang, "assaultCore")}` : ""}`),
+      node("span", { class: "meta" }, `${sideWord(c.side, lang)} · ${c.controller} ${where}${c.hidden ? ` · ${lang === "ja" ? "非公開" : "hidden"}` : ""}${c.sheet && c.sheet.body === "assault_core" ? ` · ${t(lang, "assaultCore")}` : ""}`),
       hpBar(c, lang, crew, withHp),
       sheetLinks(crew, lang),
       tags.length ? node("ul", { class: "tags", "aria-label": "statuses" }, ...tags) : node("p", { class: "meta" }, t(lang, "noStatuses")),

@@ -19,11 +19,16 @@ const REACTIONS = new Set(["Dodge", "Guard", "TakeHit", "Intercept", "UseCounter
 const RECENT = 6; // outcomes shown where you play, newest first
 
 export async function loadPlayable(page, say) {
-  page.playable = null;
-  if (!page.offers.has(PLAYABLE)) return;
+  if (!page.offers.has(PLAYABLE)) {
+    page.playable = null;
+    return;
+  }
   try {
+    // The commands offered stay until the new ones arrive: a redraw meanwhile (a language
+    // switch) must not say there is nothing for you.
     page.playable = await get(`/v1/encounters/${page.id}/playable`);
   } catch (error) {
+    page.playable = null;
     say(error.message);
   }
 }
@@ -64,6 +69,11 @@ export function drawPlay(host, ctx) {
   parts.push(recentOutcomes(page));
   parts.push(drawHouseRules(page, ctx.say));
   host.replaceChildren(...parts.filter(Boolean));
+  // A die that is yours to enter takes the keyboard, unless you are typing elsewhere: the face
+  // and Enter, no click to find the field.
+  const face = host.querySelector("form.die-entry input");
+  const typing = document.activeElement && document.activeElement.matches("input, select, textarea");
+  if (face && !typing) face.focus();
   // On a phone the Play panel comes first while something in it is yours (table.css).
   const yours = shownLive && !live.ended && Boolean(host.querySelector("button[data-command], form.die-entry"));
   const table = document.getElementById("table");
@@ -107,7 +117,11 @@ function isOutcome(event) {
 
 /** What just happened, where you play: the newest outcomes in words, newest first. */
 function recentOutcomes(page) {
-  const outcomes = page.events.filter(isOutcome).slice(-RECENT).reverse();
+  const all = page.events.filter(isOutcome);
+  // The whole of the last attack (its hit against evasion, damage, injuries), however long.
+  const declared = all.findLastIndex((e) => /^[a-z]+\.AttackDeclared$/.test(e.type));
+  const from = declared >= 0 ? Math.min(declared, all.length - RECENT) : all.length - RECENT;
+  const outcomes = all.slice(Math.max(0, from)).reverse();
   if (!outcomes.length) return null;
   const names = new Map(page.live.combatants.map((c) => [c.combatant_id, c.name]));
   return node(

@@ -10,7 +10,13 @@ import pytest
 
 from domain.catalog import registry
 from domain.dice import commitment
-from domain.encounter.awaited import AwaitedRollWithdrawn, PendingCommand, RollAwaited, awaited_die
+from domain.encounter.awaited import (
+    AwaitedRollWithdrawn,
+    PendingCommand,
+    RollAwaited,
+    awaited_die,
+    purpose_ja,
+)
 from domain.encounter.events import EncounterOpened
 from domain.events import DomainEvent
 from projections.render import render
@@ -29,7 +35,10 @@ SAMPLES: list[DomainEvent] = [
             faces=(20, 20),
             entered_by=("gm", "aoi"),
         ),
-        die=awaited_die(6, "GD-INJ-1 faint", "brute", "gm"),
+        # As the golden was recorded: its Japanese text still had the English word.
+        die=awaited_die(6, "GD-INJ-1 faint", "brute", "gm").model_copy(
+            update={"text_ja": "bruteのfaint（1D6、GD-INJ-1）"}
+        ),
         **M,
     ),
     AwaitedRollWithdrawn(command_type="Dodge", reason="declared by mistake", **M),
@@ -78,10 +87,11 @@ def test_an_encounter_stored_before_dice_modes_reads_with_the_servers_dice() -> 
 
 
 def test_the_encounter_log_reads_a_wait_and_a_withdrawal() -> None:
+    """Issue 35 §4: the die's words in Japanese, even for a wait recorded with English ones."""
     waited, withdrawn = (render(e) for e in SAMPLES)
     assert waited == (
         "Waiting for 1D6 faint for brute, GD-INJ-1: the GM enters it",
-        "bruteのfaint（1D6、GD-INJ-1）の入力待ち：GMが入力",
+        "bruteの気絶（1D6、GD-INJ-1）の入力待ち：GMが入力",
     )
     assert withdrawn[0] == "gm withdrew Dodge, which waited for a die: declared by mistake"
 
@@ -92,3 +102,15 @@ def test_a_v1_wait_reads_as_v2_with_who_entered_its_faces_not_recorded() -> None
     event = registry.decode("RollAwaited.v1", stored)
     assert isinstance(event, RollAwaited)
     assert (event.pending.faces, event.pending.entered_by) == ((20, 20), (None, None))
+
+
+def test_a_die_awaited_is_asked_in_the_seeds_words_in_japanese() -> None:
+    """Issue 35 §4: "aceのroll", "aceのhit" read as a Japanese table says them."""
+    assert awaited_die(6, "GD-INIT-1 ace", "ace", "aoi").text_ja == "aceのダイス（1D6、GD-INIT-1）"
+    assert awaited_die(100, "GD-REACT-1 hit ace", "ace", "aoi").text_ja == (
+        "aceの命中（1D100、GD-REACT-1）"
+    )
+    assert awaited_die(100, "GD-REACT-1 evasion", "nm", None).text_ja == (
+        "nmの回避（1D100、GD-REACT-1）"
+    )
+    assert purpose_ja("GD-INJ-2 critical nm") == "GD-INJ-2 重体 nm"
