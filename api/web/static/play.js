@@ -4,7 +4,7 @@
 
 import { command, get } from "./api.js";
 import { node } from "./dom.js";
-import { commandWord, playWord } from "./i18n.js";
+import { commandWord, learnCommandWords, playWord } from "./i18n.js";
 import { named, summarize } from "./log.js";
 import { fieldControl } from "./playfields.js";
 import { drawHouseRules } from "./playrules.js";
@@ -23,6 +23,7 @@ export async function loadPlayable(page, say) {
   if (!page.offers.has(PLAYABLE)) return;
   try {
     page.playable = await get(`/v1/encounters/${page.id}/playable`);
+    learnCommandWords(page.playable.labels);
   } catch (error) {
     say(error.message);
   }

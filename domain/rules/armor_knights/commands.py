@@ -6,14 +6,35 @@ Each class is declared once: the domain reads it, and the HTTP API serves it as 
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Literal, get_args
 
 from pydantic import AfterValidator, BeforeValidator, Field
 
 from domain.campaign.bounds import LIST, SQUARES, Figure, Id, Name, Penalty, Said, Turns
 from domain.rules.armor_knights.sheet import Band, Cell
 from domain.rules.armor_knights.state import Lasts, Mode, MStep
+from domain.rules.declare import Declarations
 from domain.rules.ruleset import Command, example
+
+if TYPE_CHECKING:
+    from domain.rules.armor_knights.run import Run
+
+Step = Literal[
+    "any_time",  # the GM's, whenever the fight runs
+    "first_move",  # AK-TURN-2: the GM rolls who moves first
+    "act",  # AK-TURN-1: the acting unit's phase
+    "moving",  # AK-MOV: a move under way goes on
+    "reload",  # AK-RLD: with the reload skill and a weapon to load
+    "swap",  # AK-SWP-1: with the swap skill
+    "end_phase",  # AK-TURN-3: the acting unit ends its phase
+    "counter_attack",  # AK-ORD-1: a unit with counter-attack answers (a check, a move)
+    "evade",  # AK-ORD-1: the target evades the top check (once)
+    "response_move",  # AK-ORD-1: the target answers with an emergency move
+    "ruling",  # AK-ORD-1: the GM rules the top check
+]
+"""Where the procedure (procedure.py) awaits a command: a declaration names its step(s)."""
+
+DECLARED: Declarations[Run, Step] = Declarations(get_args(Step))
 
 
 class FieldCell(Cell):
@@ -165,19 +186,3 @@ class DeclareVictory(Command):
     command_type = "DeclareVictory"
     side: Id
     reason: Said
-
-
-COMMANDS: tuple[type[Command], ...] = (
-    RollFirstMove,
-    DeclareAttack,
-    StartMove,
-    AdvanceMove,
-    Evade,
-    Reload,
-    SwapWeapons,
-    EndPhase,
-    ResolveAttack,
-    ApplyArmorEffect,
-    ImposeMoveLimit,
-    DeclareVictory,
-)

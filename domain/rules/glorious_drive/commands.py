@@ -3,20 +3,51 @@
 Each class is declared once: the domain reads it, and the HTTP API serves it as the body of
 `POST /v1/encounters/{id}/commands` (its docstring, bounds and example are the schema's).
 Every number a client sends is bounded (domain/campaign/bounds.py); stored events are not.
+Its handler declares the rest (`DECLARED.command`: where the procedure awaits it, its labels);
+the order written here is the order of the bodies and of the commands a step awaits.
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Literal, get_args
 
 from pydantic import AfterValidator, BeforeValidator, Field
 
 from domain.campaign.bounds import LIST, Coordinate, Figure, Id, Name, Percent, Said, Text, Turns
+from domain.rules.declare import Declarations
 from domain.rules.errors import RuleViolation
 from domain.rules.glorious_drive.position import Position
 from domain.rules.glorious_drive.sheet import CheckStat
 from domain.rules.glorious_drive.situation import SituationGrade
 from domain.rules.ruleset import Command, example
+
+if TYPE_CHECKING:
+    from domain.rules.glorious_drive.run import Run
+
+Step = Literal[
+    "initiative",  # GD-INIT-1: the GM starts a turn
+    "any_time",  # the GM's, whenever the fight runs
+    "start_of_phase",  # GD-MAIN-1/2, GD-INIT-3: before the character goes on
+    "delay",  # GD-INIT-3: only with someone after it
+    "cleanup",  # GD-MAIN-2 (a fainted character's only one, GD-INJ-1)
+    "weapon_swap",  # GD-MAIN-3
+    "move",  # GD-MAIN-4 A
+    "movement_skill",  # GD-MAIN-4 B: with a movement skill, in the swap or move step
+    "active_skill",  # GD-MAIN-5 B: with an active skill, the action not spent
+    "action",  # GD-MAIN-5 A-F: the action step (a step accepts later steps' commands)
+    "action_spent",  # GD-MAIN-5 C: what a borrower who spent its action may still do
+    "other_action",  # GD-MAIN-5 F: the GM's, for the acting character
+    "loan",  # GD-MAIN-5 C: the borrower's consent
+    "reaction",  # GD-REACT: every defender of the pending attack
+    "guard",  # GD-REACT-4: a defender whose main weapon has a cut
+    "counter",  # GD-REACT-2: a defender with a counter skill
+    "reaction_item",  # GD-MAIN-8: a defender with a reaction item
+    "intercept",  # GD-REACT-3: whoever the attack passes across
+    "situation",  # GD-DMG-4: the GM, while the attack is pending
+]
+"""Where the procedure (procedure.py) awaits a command: a declaration names its step(s)."""
+
+DECLARED: Declarations[Run, Step] = Declarations(get_args(Step))
 
 
 class Square(Position):
@@ -104,20 +135,26 @@ class DeclareAttack(_Acting):
     point: NamedSquare | None = None
 
 
-class Reload(_Acting):
-    """GD-MAIN-5 E / GD-RLD: one reload action on a weapon (default: the main weapon)."""
+class AttackUnarmed(_Acting):
+    """GD-MAIN-6: attack with no main weapon, or bash with a ranged main weapon."""
 
-    model_config = example(combatant_id="ace", weapon="rifle")
-    command_type = "Reload"
-    weapon: Name | None = None
+    model_config = example(combatant_id="ace", target="grunt-1")
+    command_type = "AttackUnarmed"
+    target: Id | None = None
 
 
-class ForgoAction(_Acting):
-    """GD-MAIN-5: end the action step with no action (a GM-judged one is TakeOtherAction)."""
+class ThrowItem(_Acting):
+    """GD-MAIN-7: throw a carried item (or, by the GM, a nearby one) at a combatant.
 
-    model_config = example(combatant_id="ace", note="様子を見る")
-    command_type = "ForgoAction"
-    note: Text = ""
+    `item_attack` is the GM's: the physical attack of a nearby item, or a carried item's
+    attack lowered because the throw cannot do what the item was made for.
+    """
+
+    model_config = example(combatant_id="ace", target="grunt-1", item="鉄パイプ", item_attack=15)
+    command_type = "ThrowItem"
+    target: Id | None = None
+    item: Name | None = None
+    item_attack: Figure | None = Field(default=None, ge=0)
 
 
 def named(value: str | None, rule_id: str, what: str) -> str:
@@ -169,6 +206,22 @@ class UseItem(_Acting):
     note: Text = ""
 
 
+class Reload(_Acting):
+    """GD-MAIN-5 E / GD-RLD: one reload action on a weapon (default: the main weapon)."""
+
+    model_config = example(combatant_id="ace", weapon="rifle")
+    command_type = "Reload"
+    weapon: Name | None = None
+
+
+class ForgoAction(_Acting):
+    """GD-MAIN-5: end the action step with no action (a GM-judged one is TakeOtherAction)."""
+
+    model_config = example(combatant_id="ace", note="様子を見る")
+    command_type = "ForgoAction"
+    note: Text = ""
+
+
 class TakeOtherAction(_Acting):
     """GD-MAIN-5 F (GM): an action doable in 10 s, with the check the GM calls for, if any."""
 
@@ -179,28 +232,6 @@ class TakeOtherAction(_Acting):
     action: Said | None = None
     check_stat: CheckStat | None = None
     difficulty: Figure | None = None
-
-
-class AttackUnarmed(_Acting):
-    """GD-MAIN-6: attack with no main weapon, or bash with a ranged main weapon."""
-
-    model_config = example(combatant_id="ace", target="grunt-1")
-    command_type = "AttackUnarmed"
-    target: Id | None = None
-
-
-class ThrowItem(_Acting):
-    """GD-MAIN-7: throw a carried item (or, by the GM, a nearby one) at a combatant.
-
-    `item_attack` is the GM's: the physical attack of a nearby item, or a carried item's
-    attack lowered because the throw cannot do what the item was made for.
-    """
-
-    model_config = example(combatant_id="ace", target="grunt-1", item="鉄パイプ", item_attack=15)
-    command_type = "ThrowItem"
-    target: Id | None = None
-    item: Name | None = None
-    item_attack: Figure | None = Field(default=None, ge=0)
 
 
 class UseMovementSkill(_Acting):
@@ -297,34 +328,3 @@ class EndCombat(Command):
     command_type = "EndCombat"
     clause: Literal["GD-END-1", "GD-END-2", "GD-END-3"]
     reason: Said
-
-
-COMMANDS: tuple[type[Command], ...] = (
-    RollInitiative,
-    Delay,
-    Wait,
-    Cleanup,
-    SwapWeapons,
-    Move,
-    DeclareAttack,
-    Reload,
-    ForgoAction,
-    LendItem,
-    AcceptLoan,
-    DeclineLoan,
-    SwapEquipment,
-    UseItem,
-    TakeOtherAction,
-    AttackUnarmed,
-    ThrowItem,
-    UseMovementSkill,
-    UseActiveSkill,
-    UseCounterSkill,
-    Dodge,
-    Guard,
-    TakeHit,
-    Intercept,
-    GrantSituationModifier,
-    InflictStatus,
-    EndCombat,
-)

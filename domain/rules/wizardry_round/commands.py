@@ -6,12 +6,34 @@ Each class is declared once: the domain reads it, and the HTTP API serves it as 
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Literal, get_args
+
 from pydantic import Field
 
 from domain.campaign.bounds import LIST, Figure, Id, Initiative, Name, Penalty, Said, Text
+from domain.rules.declare import Declarations
 from domain.rules.ruleset import Command, example
 from domain.rules.wizardry_round.events import Fallback
 from domain.rules.wizardry_round.state import Form
+
+if TYPE_CHECKING:
+    from domain.rules.wizardry_round.run import Run
+
+Step = Literal[
+    "any_time",  # the GM's, whenever the fight runs
+    "ruling",  # WZ-1: the GM rules on the check that waits (nothing else until then)
+    "check",  # WZ-1: anyone's check (in WZ-4 only those who may identify)
+    "surprise",  # WZ-4: the GM resolves the encounter's surprise
+    "identification",  # WZ-4: the GM names what was identified
+    "end_phase",  # the GM closes a phase that ends when the table says so
+    "declaration",  # WZ-5: each character able to act, once a round
+    "formation",  # WZ-6: characters with a Formation skill
+    "initiative",  # WZ-7: the GM rolls the round's initiative
+    "inning",  # WZ-8: each member of the inning that is due
+]
+"""Where the procedure (procedure.py) awaits a command: a declaration names its step(s)."""
+
+DECLARED: Declarations[Run, Step] = Declarations(get_args(Step))
 
 
 class _Acting(Command):
@@ -144,20 +166,3 @@ class EndCombat(Command):
     model_config = example(reason="オーガが降伏した")
     command_type = "EndCombat"
     reason: Said
-
-
-COMMANDS: tuple[type[Command], ...] = (
-    ResolveSurprise,
-    RollCheck,
-    RuleCheck,
-    NameIdentification,
-    EndPhase,
-    Declare,
-    DeclareFormation,
-    RollInitiative,
-    Act,
-    DropDeclaration,
-    InflictStatus,
-    RemoveStatus,
-    EndCombat,
-)
