@@ -71,7 +71,12 @@ def _schema(ruleset_id: str, command: str) -> dict[str, Any]:
     return schema | {"properties": properties, "required": required}
 
 
-@router.get("/{encounter_id}/playable", response_model=Playable)
+@router.get(
+    "/{encounter_id}/playable",
+    response_model=Playable,
+    operation_id="listPlayableCommands",
+    summary="The commands legal now, with their body schemas",
+)
 def playable(encounter_id: UUID, runtime: RuntimeDep, who: PrincipalDep) -> Playable:
     """The commands legal now with their body schemas, and which of them are this caller's."""
     state, version = load_for(runtime, who, encounter_id, READERS)
