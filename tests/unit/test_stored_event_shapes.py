@@ -1,8 +1,9 @@
 """Stored JSON shapes never change in place: each event type has a golden file that must load.
 
 To add a shape: write the event's JSON to tests/golden/events/<topic>.json (the test prints
-it when missing). To change a shape: bump the class version, add an upcaster, keep the old
-file — it must still load through the upcaster.
+it when missing); a rule system's facts have theirs in domain/rules/<id>/golden/events. To
+change a shape: bump the class version, add an upcaster, keep the old file — it must still
+load through the upcaster.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from domain import rules
 from domain.campaign.dice_tables import DiceTableSaved
 from domain.catalog import registry
 from domain.dice import commitment
@@ -119,7 +121,9 @@ def test_a_kept_tables_roll_names_it_loads_and_verifies_from_the_seed() -> None:
 
 
 def test_every_registered_event_type_has_a_golden_file() -> None:
-    topics = {path.stem for path in GOLDEN.glob("*.json")}
+    # A rule system's goldens live in its own folder (domain/rules/<id>/golden/events).
+    systems = Path(rules.__file__).parent.glob("*/golden/events/*.json")
+    topics = {path.stem for path in (*GOLDEN.glob("*.json"), *systems)}
     versions = {t.rpartition(".v")[0] for t in topics}
     assert set(registry.known_types()) <= versions
 
