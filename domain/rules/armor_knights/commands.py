@@ -58,7 +58,7 @@ def _plain(cell: FieldCell) -> Cell:
 NamedCell = Annotated[FieldCell, BeforeValidator(_fields), AfterValidator(_plain)]
 
 
-class _Acting(Command):
+class Acting(Command):
     """A command issued for one unit (by its controller, or by the GM)."""
 
     unit_id: Id = Field(description="The unit this command acts for.")
@@ -75,7 +75,7 @@ class RollFirstMove(Command):
     command_type = "RollFirstMove"
 
 
-class DeclareAttack(_Acting):
+class DeclareAttack(Acting):
     """AK-ORD-1: attack the opponent with an equipped weapon; `aim` = AK-OOR-1 aim check."""
 
     model_config = example(unit_id="red", weapon="rifle", aim=False)
@@ -84,7 +84,7 @@ class DeclareAttack(_Acting):
     aim: bool = False
 
 
-class StartMove(_Acting):
+class StartMove(Acting):
     """AK-MOV-1/2/3: a move along M steps (closer/farther) or F steps (cells, in order).
 
     `fixed` names one of the sheet's fixed moves (AK-MOV-2); None is a normal move.
@@ -100,7 +100,7 @@ class StartMove(_Acting):
     entry_band: Band | None = None
 
 
-class AdvanceMove(_Acting):
+class AdvanceMove(Acting):
     """AK-EXC-1: carry the move in progress on by `steps` (the opponent may answer between)."""
 
     model_config = example(unit_id="red", steps=2)
@@ -108,14 +108,14 @@ class AdvanceMove(_Acting):
     steps: Turns = 1
 
 
-class Evade(_Acting):
+class Evade(Acting):
     """AK-EXC-1: evade the attack at the top of the stack (a response; the GM rules its effect)."""
 
     model_config = example(unit_id="blue")
     command_type = "Evade"
 
 
-class Reload(_Acting):
+class Reload(Acting):
     """AK-RLD-1: lower one loading weapon's load count by 1 (an active action)."""
 
     model_config = example(unit_id="red", weapon="cannon")
@@ -123,7 +123,7 @@ class Reload(_Acting):
     weapon: Name
 
 
-class SwapWeapons(_Acting):
+class SwapWeapons(Acting):
     """AK-SWP-1: stow several equipped weapons, or equip several stowed ones."""
 
     model_config = example(unit_id="blue", direction="equip", weapons=["blade"])
@@ -132,7 +132,7 @@ class SwapWeapons(_Acting):
     weapons: tuple[Name, ...] = Field(min_length=1, max_length=LIST)
 
 
-class EndPhase(_Acting):
+class EndPhase(Acting):
     """AK-TURN-1/3: the acting unit ends its phase (a move still under way is lost)."""
 
     model_config = example(unit_id="red")

@@ -72,7 +72,7 @@ def _plain(square: Square) -> Position:
 NamedSquare = Annotated[Square, BeforeValidator(_fields), AfterValidator(_plain)]
 
 
-class _Acting(Command):
+class Acting(Command):
     """A command issued for one combatant (by its controller, or by the GM)."""
 
     combatant_id: Id = Field(description="The combatant this command acts for.")
@@ -89,7 +89,7 @@ class RollInitiative(Command):
     command_type = "RollInitiative"
 
 
-class Delay(_Acting):
+class Delay(Acting):
     """GD-INIT-3: act right after `after` instead (never earlier)."""
 
     model_config = example(combatant_id="ace", after="grunt-1")
@@ -97,28 +97,28 @@ class Delay(_Acting):
     after: Id
 
 
-class Wait(_Acting):
+class Wait(Acting):
     """GD-MAIN-1: take no step at all this turn."""
 
     model_config = example(combatant_id="ace")
     command_type = "Wait"
 
 
-class Cleanup(_Acting):
+class Cleanup(Acting):
     """GD-MAIN-2: run the cleanup step (status expiry and recovery, faint recovery)."""
 
     model_config = example(combatant_id="ace")
     command_type = "Cleanup"
 
 
-class SwapWeapons(_Acting):
+class SwapWeapons(Acting):
     """GD-MAIN-3: swap main and sub weapon."""
 
     model_config = example(combatant_id="ace")
     command_type = "SwapWeapons"
 
 
-class Move(_Acting):
+class Move(Acting):
     """GD-MAIN-4 A: enter these squares in order (the start square is not listed)."""
 
     model_config = example(combatant_id="ace", path=[{"x": 2, "y": 1}, {"x": 3, "y": 1}])
@@ -126,7 +126,7 @@ class Move(_Acting):
     path: tuple[NamedSquare, ...] = Field(min_length=1, max_length=1_000)
 
 
-class DeclareAttack(_Acting):
+class DeclareAttack(Acting):
     """GD-MAIN-5 A: attack a combatant, or a target point with an area weapon."""
 
     model_config = example(combatant_id="ace", target="grunt-1")
@@ -135,7 +135,7 @@ class DeclareAttack(_Acting):
     point: NamedSquare | None = None
 
 
-class AttackUnarmed(_Acting):
+class AttackUnarmed(Acting):
     """GD-MAIN-6: attack with no main weapon, or bash with a ranged main weapon."""
 
     model_config = example(combatant_id="ace", target="grunt-1")
@@ -143,7 +143,7 @@ class AttackUnarmed(_Acting):
     target: Id | None = None
 
 
-class ThrowItem(_Acting):
+class ThrowItem(Acting):
     """GD-MAIN-7: throw a carried item (or, by the GM, a nearby one) at a combatant.
 
     `item_attack` is the GM's: the physical attack of a nearby item, or a carried item's
@@ -164,7 +164,7 @@ def named(value: str | None, rule_id: str, what: str) -> str:
     return value
 
 
-class LendItem(_Acting):
+class LendItem(Acting):
     """GD-MAIN-5 C: offer a general item to an adjacent ally; the borrower must consent."""
 
     model_config = example(combatant_id="ace", item="救急キット", borrower="wing")
@@ -173,21 +173,21 @@ class LendItem(_Acting):
     borrower: Id | None = None
 
 
-class AcceptLoan(_Acting):
+class AcceptLoan(Acting):
     """GD-MAIN-5 C: the borrower (or the GM recording its consent) takes the offered item."""
 
     model_config = example(combatant_id="wing")
     command_type = "AcceptLoan"
 
 
-class DeclineLoan(_Acting):
+class DeclineLoan(Acting):
     """GD-MAIN-5 C: the borrower refuses the offered item; the lender chooses another action."""
 
     model_config = example(combatant_id="wing")
     command_type = "DeclineLoan"
 
 
-class SwapEquipment(_Acting):
+class SwapEquipment(Acting):
     """GD-MAIN-5 C: swap carried items and equipment (never the main weapon)."""
 
     model_config = example(combatant_id="ace", equip=["暗視ゴーグル"], unequip=["通信機"])
@@ -196,7 +196,7 @@ class SwapEquipment(_Acting):
     unequip: tuple[Name, ...] = Field(default=(), max_length=LIST)
 
 
-class UseItem(_Acting):
+class UseItem(Acting):
     """GD-MAIN-5 D / GD-MAIN-8: use an item at its timing; its effect is the GM's to apply."""
 
     model_config = example(combatant_id="ace", item="スモーク", note="視界遮断")
@@ -206,7 +206,7 @@ class UseItem(_Acting):
     note: Text = ""
 
 
-class Reload(_Acting):
+class Reload(Acting):
     """GD-MAIN-5 E / GD-RLD: one reload action on a weapon (default: the main weapon)."""
 
     model_config = example(combatant_id="ace", weapon="rifle")
@@ -214,7 +214,7 @@ class Reload(_Acting):
     weapon: Name | None = None
 
 
-class ForgoAction(_Acting):
+class ForgoAction(Acting):
     """GD-MAIN-5: end the action step with no action (a GM-judged one is TakeOtherAction)."""
 
     model_config = example(combatant_id="ace", note="様子を見る")
@@ -222,7 +222,7 @@ class ForgoAction(_Acting):
     note: Text = ""
 
 
-class TakeOtherAction(_Acting):
+class TakeOtherAction(Acting):
     """GD-MAIN-5 F (GM): an action doable in 10 s, with the check the GM calls for, if any."""
 
     model_config = example(
@@ -234,7 +234,7 @@ class TakeOtherAction(_Acting):
     difficulty: Figure | None = None
 
 
-class UseMovementSkill(_Acting):
+class UseMovementSkill(Acting):
     """GD-MAIN-4 B: one movement skill (移動行動スキル) instead of a normal move."""
 
     model_config = example(
@@ -246,7 +246,7 @@ class UseMovementSkill(_Acting):
     note: Text = ""
 
 
-class UseActiveSkill(_Acting):
+class UseActiveSkill(Acting):
     """GD-MAIN-5 B: one active skill as the action; its effect is the GM's to apply."""
 
     model_config = example(combatant_id="ace", skill="照準補正")
@@ -255,7 +255,7 @@ class UseActiveSkill(_Acting):
     note: Text = ""
 
 
-class UseCounterSkill(_Acting):
+class UseCounterSkill(Acting):
     """GD-REACT-2: a counter skill as the reaction; only the GM may rule that it stops the hit."""
 
     model_config = example(combatant_id="ace", skill="カウンター")
@@ -265,28 +265,28 @@ class UseCounterSkill(_Acting):
     note: Text = ""
 
 
-class Dodge(_Acting):
+class Dodge(Acting):
     """GD-REACT-1: hit + 1D100 against evasion + 1D100."""
 
     model_config = example(combatant_id="ace")
     command_type = "Dodge"
 
 
-class Guard(_Acting):
+class Guard(Acting):
     """GD-REACT-4: pay the main weapon's guard cost; its cut reduces the damage."""
 
     model_config = example(combatant_id="ace")
     command_type = "Guard"
 
 
-class TakeHit(_Acting):
+class TakeHit(Acting):
     """GD-REACT-5: no reaction (待機); the attack hits."""
 
     model_config = example(combatant_id="ace")
     command_type = "TakeHit"
 
 
-class Intercept(_Acting):
+class Intercept(Acting):
     """GD-REACT-3: take the attack aimed across this combatant at `target` (GD-REACT-4: guard)."""
 
     model_config = example(combatant_id="ace", target="wing", guard=True)

@@ -36,7 +36,7 @@ Step = Literal[
 DECLARED: Declarations[Run, Step] = Declarations(get_args(Step))
 
 
-class _Acting(Command):
+class Acting(Command):
     """A command issued for one combatant (by its controller, or by the GM)."""
 
     combatant_id: Id = Field(description="The combatant this command acts for.")
@@ -55,7 +55,7 @@ class ResolveSurprise(Command):
     note: Said
 
 
-class RollCheck(_Acting):
+class RollCheck(Acting):
     """A check by dice expression (`1D20+5`); the fatigue die penalty is added to a 1d20."""
 
     model_config = example(combatant_id="fighter", expression="1D20+4", note="斬りかかる")
@@ -91,7 +91,7 @@ class EndPhase(Command):
     command_type = "EndPhase"
 
 
-class Declare(_Acting):
+class Declare(Acting):
     """WZ-5: (a) sub + main + passive, (b) sub + main, (c) full; free actions; an INI."""
 
     model_config = example(
@@ -108,7 +108,7 @@ class Declare(_Acting):
     ini: Initiative
 
 
-class DeclareFormation(_Acting):
+class DeclareFormation(Acting):
     """WZ-6: a Formation skill of this combatant, paid with TP from its pool."""
 
     model_config = example(combatant_id="mage", formation="鶴翼の陣", cost=2)
@@ -125,7 +125,7 @@ class RollInitiative(Command):
     representative: Id
 
 
-class Act(_Acting):
+class Act(Acting):
     """WZ-8: carry out the declaration in one's inning (its checks are rolled by RollCheck)."""
 
     model_config = example(combatant_id="fighter", note="ゴブリンを斬る")
@@ -133,7 +133,7 @@ class Act(_Acting):
     note: Text = ""
 
 
-class DropDeclaration(_Acting):
+class DropDeclaration(Acting):
     """WZ-8 (A)–(F): drop the declaration and, spending sub + main, take a fallback."""
 
     model_config = example(combatant_id="ogre", fallback="defensive_stance")
