@@ -1,9 +1,5 @@
-"""One sample of every Wizardry Round fact as it is stored: each has its golden JSON beside it
-(golden/events/<topic>.json, never edited), which must keep loading to the same event
-(tests/unit/rules/test_event_shapes.py, for every rule system). A new fact adds its sample
-here; the test prints the JSON to write when the file is missing. A new version of a fact
-keeps the old file: it must still load, through the upcaster.
-"""
+"""One sample of every Wizardry Round fact, each loading from its stored JSON in golden/events/
+(never edited; docs/architecture.md, "A rule system's samples and golden files")."""
 
 from __future__ import annotations
 

@@ -17,6 +17,7 @@ from domain.dice import commitment, enter_by_hand
 from domain.encounter.events import CombatantJoined, EncounterOpened, EncounterSeedRevealed
 from domain.events import DomainEvent
 from domain.rules.records import EncounterDiceRolled, EncounterEnded, RulingRecorded
+from tests.support.golden import assert_loads_to
 from tests.unit.encounter.table import AT, SEED, sheet
 
 GOLDEN = Path(__file__).parents[2] / "golden" / "events"
@@ -59,13 +60,7 @@ def test_the_golden_json_of_each_encounter_event_still_loads_to_the_same_event(
     event: DomainEvent,
 ) -> None:
     path = GOLDEN / f"{registry.topic(event)}.json"
-    current = json.loads(event.model_dump_json())
-    if not path.exists():
-        pytest.fail(
-            f"no golden file; create {path} with:\n{json.dumps(current, ensure_ascii=False)}"
-        )
-    stored = json.loads(path.read_text(encoding="utf-8"))
-    assert registry.decode(registry.topic(event), stored) == event
+    assert_loads_to(path, event)
 
 
 def test_a_v1_die_reads_as_v2_with_who_entered_it_not_recorded() -> None:

@@ -9,7 +9,6 @@ test_stored_event_shapes.py) asks that every registered type has a golden file s
 from __future__ import annotations
 
 import importlib
-import json
 from pathlib import Path
 
 import pytest
@@ -18,6 +17,7 @@ import domain.rules
 from domain.catalog import registry
 from domain.encounter.rulesets import RULESETS
 from domain.events import DomainEvent
+from tests.support.golden import assert_loads_to
 
 RULES = Path(domain.rules.__file__).parent
 
@@ -37,13 +37,7 @@ def test_the_golden_json_of_each_rule_systems_fact_still_loads_to_the_same_event
     system: str, event: DomainEvent
 ) -> None:
     path = RULES / system / "golden" / "events" / f"{registry.topic(event)}.json"
-    current = json.loads(event.model_dump_json())
-    if not path.exists():
-        pytest.fail(
-            f"no golden file; create {path} with:\n{json.dumps(current, ensure_ascii=False)}"
-        )
-    stored = json.loads(path.read_text(encoding="utf-8"))
-    assert registry.decode(registry.topic(event), stored) == event
+    assert_loads_to(path, event)
 
 
 @pytest.mark.parametrize("system", sorted(RULESETS))
