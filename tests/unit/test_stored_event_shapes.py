@@ -25,6 +25,7 @@ from domain.dice.bcdice.record import REFUSED_TEXT
 from domain.dice.bcdice.user_table import SYSTEM_ID as TABLE_SYSTEM
 from domain.events import DomainEvent, EventRegistry, UnknownEventType
 from domain.roll_log import DiceRolled, DiceRollRefused, DiceSeedRevealed, KeptTable, RollLogOpened
+from tests.support.golden import assert_loads_to
 
 GOLDEN = Path(__file__).parent.parent / "golden" / "events"
 AT = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
@@ -84,13 +85,7 @@ SAMPLES: list[DomainEvent] = [
 @pytest.mark.parametrize("event", SAMPLES, ids=registry.topic)
 def test_the_golden_json_of_each_event_still_loads_to_the_same_event(event: DomainEvent) -> None:
     path = GOLDEN / f"{registry.topic(event)}.json"
-    current = json.loads(event.model_dump_json())
-    if not path.exists():
-        pytest.fail(
-            f"no golden file; create {path} with:\n{json.dumps(current, ensure_ascii=False)}"
-        )
-    stored = json.loads(path.read_text(encoding="utf-8"))
-    assert registry.decode(registry.topic(event), stored) == event
+    assert_loads_to(path, event)
 
 
 def test_a_v1_table_roll_reads_as_v2_and_still_verifies_from_the_seed() -> None:
