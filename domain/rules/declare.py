@@ -81,12 +81,6 @@ class Declarations(Generic[R, W]):
     def _from(self, module: ModuleType) -> bool:
         return any(d.handler.__module__ == module.__name__ for d in self._declared.values())
 
-    @property
-    def declared(self) -> tuple[Declared[R, W], ...]:
-        if self._sealed is None:
-            raise RuntimeError("the ruleset has not sealed its declarations yet")
-        return self._sealed
-
     def awaited_in(self, step: W) -> tuple[type[Command], ...]:
         """The commands this step of the procedure awaits, in the order they were written."""
         if self._sealed is None:
