@@ -61,8 +61,6 @@ def create_app(
         summary="An event-sourced campaign ledger for Japanese tabletop RPG combat.",
         version="0.1.0",
         lifespan=lifespan,
-        # Stable operation ids a generated client names its methods by (api/openapi.py).
-        generate_unique_id_function=openapi.operation_id,
         # Senki's metrics are its own Prometheus ones (api/metrics). FastAPI's native
         # OpenTelemetry support, on by default, asked the global providers (three os.environ
         # reads) on every request to find none configured: 2.6 µs a request alone (timeit),

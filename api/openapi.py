@@ -1,8 +1,10 @@
-"""The OpenAPI document a sheet site generates its client from: stable operation ids, summaries,
-problem-details errors and examples, in one place rather than on every route.
+"""The OpenAPI document a sheet site generates its client from: what every operation shares
+(problem-details errors, ETags, Idempotency-Key), added in one place.
 
-Operation ids come from the table below, keyed by the route's function name, so renaming a
-path changes no generated method name (`getCharacterSheet` stays `getCharacterSheet`). The
+Each operation's id, summary and examples stand on its route (`operation_id=`, `summary=`,
+`responses=answered(...)`): a stable id chosen on purpose, so renaming a path or a function
+changes no generated method name (`getCharacterSheet` stays `getCharacterSheet`); a route
+without one fails tests/api/test_openapi.py. The
 errors each operation documents follow from what the operation takes: a token can be refused
 (401/403), an id can name nothing (404), an `If-Match` can be stale (412) or missing (428),
 and so on; each is an RFC 9457 `application/problem+json` body of the shared `Problem` schema.
@@ -10,127 +12,45 @@ and so on; each is an RFC 9457 `application/problem+json` body of the shared `Pr
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import json
 from typing import Any
 
 from fastapi import FastAPI
-from fastapi.routing import APIRoute
 
 from api import writes
 from api.problems import PROBLEM_JSON, TYPE_BASE, Problem
-from api.sheet_schemas import PILOT_STATS
 
 Doc = dict[str, Any]
 
 
-@dataclass(frozen=True)
-class Operation:
-    id: str
-    summary: str
+def answered(example: Doc) -> dict[int | str, Doc]:
+    """A route's `responses=` entry for its 200 answer's example (FastAPI merges it into the
+    response model's schema): an answer of a real run, trimmed to what a site reads."""
+    # FastAPI encodes the document without None values, which drops an example's nulls (a
+    # site token's member_id, a pilot on foot's unit_id): refine puts them back.
+    _NULLS_DROPPED[_key(_without_nulls(example))] = example
+    return {200: {"content": {"application/json": {"example": example}}}}
 
 
-def _ops(**entries: tuple[str, str]) -> dict[str, Operation]:
-    return {name: Operation(*entry) for name, entry in entries.items()}
+_NULLS_DROPPED: dict[str, Doc] = {}
 
 
-OPERATIONS = _ops(
-    healthz=("checkLiveness", "Is the process up (no database query)"),
-    readyz=("checkReadiness", "Can requests be served (the database answers)"),
-    version=("getVersion", "The service and ruleset versions"),
-    head=("getLogHead", "The chain head of every shard (a receipt)"),
-    log_key=("getLogKeys", "The log's verifier keys and each shard's origin"),
-    log_checkpoint=("getLogCheckpoint", "A shard's latest signed checkpoint"),
-    log_consistency=("getLogConsistency", "Proof that a tree extends an earlier one"),
-    log_inclusion=("getLogInclusion", "Proof that an event is in a shard's tree"),
-    create_campaign=("createCampaign", "Open a campaign (answers the GM's first token)"),
-    get_campaign=("getCampaign", "Read a campaign, its members and house rules"),
-    add_member=("addMember", "Add a member with a role"),
-    change_role=("changeMemberRole", "Change a member's role"),
-    remove_member=("removeMember", "Remove a member (or leave)"),
-    change_options=("changeHouseRules", "Set the campaign's house rules"),
-    issue_token=("issueToken", "Issue a member token or a read-only site token"),
-    list_tokens=("listTokens", "List the campaign's tokens (never a secret)"),
-    revoke_token=("revokeToken", "Revoke a token, at once"),
-    register_character=("registerCharacter", "Register a pilot at full HP"),
-    get_character=("getCharacter", "Read a pilot as stored"),
-    advance_character=("advanceCharacter", "Raise a pilot's level and base stats"),
-    equip_item=("equipCharacterItem", "Equip an item on a pilot"),
-    unequip_item=("unequipCharacterItem", "Take an item off a pilot"),
-    learn_skill=("learnSkill", "Learn a skill"),
-    forget_skill=("forgetSkill", "Forget a skill"),
-    register_unit=("registerUnit", "Register an Assault Core for a pilot"),
-    get_unit=("getUnit", "Read a unit as stored"),
-    equip_unit_item=("equipUnitItem", "Equip an item on a unit"),
-    unequip_unit_item=("unequipUnitItem", "Take an item off a unit"),
-    open_scenario=("openScenario", "Open a scenario"),
-    get_scenario=("getScenario", "Read a scenario with HP in and HP out"),
-    join_scenario=("joinScenario", "Join a pilot (on foot or in a unit) to a scenario"),
-    start_scenario=("startScenario", "Start a scenario (HP enters at the carried ratio)"),
-    close_scenario=("closeScenario", "Close a scenario (carried HP is saved)"),
-    character_sheet=("getCharacterSheet", "Read a pilot's sheet (JSON or CCFolia)"),
-    unit_sheet=("getUnitSheet", "Read a unit's sheet under its pilot (JSON or CCFolia)"),
-    import_character=("importCharacterFromCcfolia", "Register a pilot from a CCFolia piece"),
-    open_encounter=("openEncounter", "Open an encounter (a fight)"),
-    get_encounter=("getEncounter", "Read an encounter now (or at a version)"),
-    command=("commandEncounter", "Issue a command in an encounter"),
-    reveal=("revealEncounterSeed", "Reveal an encounter's dice seed"),
-    audit=("auditEncounterDice", "Recompute an encounter's dice after the reveal"),
-    events=("listEncounterEvents", "Page through an encounter's events"),
-    stream=("streamEncounterEvents", "Follow an encounter's events live (SSE)"),
-    roll=("rollDice", "Roll dice in the table log, a named log, or a log opened by name"),
-    list_roll_logs=("listRollLogs", "A campaign's roll logs by name, the table log first"),
-    get_roll_log=("getRollLog", "Read a roll log with its rolls"),
-    reveal_roll_log=("revealRollLogSeed", "Reveal a roll log's seed"),
-    verify_roll_log=("verifyRollLog", "Recompute a roll log's dice after the reveal"),
-    crews=("listEncounterCrews", "Which combatant rides which Assault Core"),
-    points=("listEncounterPoints", "Every procedure point an encounter went through"),
-    playable=("listPlayableCommands", "The commands legal now, with their body schemas"),
-    me=("getMe", "Who this token is and what it may do"),
-    what_if=("replayEncounter", "Replay an encounter under other rules (stores nothing)"),
-    what_if_options=("getEncounterOptions", "The options a what-if may try, and command schemas"),
-    at_point=("getEncounterAtPoint", "Read an encounter as a turn, phase or step began"),
-    audit_trail=("listEncounterRulings", "Every ruling with its evidence"),
-    list_disputes=("listDisputes", "List an encounter's disputes"),
-    file_dispute=("fileDispute", "Dispute a ruling"),
-    uphold=("upholdRuling", "Settle a dispute by keeping the ruling"),
-    amend=("amendRuling", "Settle a dispute by appending corrections"),
-    hp_ledger=("getHpLedger", "A pilot's HP ratio across scenarios (read model)"),
-    encounter_log=("getEncounterLog", "An encounter's log in English and Japanese (read model)"),
-    rulings=("searchEncounterRulings", "Search an encounter's rulings (read model)"),
-    timeline=("getCampaignTimeline", "A campaign's scenarios, fights and joins (read model)"),
-    # BCDice-API v2 (api/routes/bcdice_api.py), under a roller credential in the path
-    bcdice_version=("getBcdiceVersion", "BCDice-API v2: the API's and BCDice's versions"),
-    bcdice_admin=("getBcdiceAdmin", "BCDice-API v2: who runs this server"),
-    bcdice_game_systems=("listBcdiceGameSystems", "BCDice-API v2: the game systems offered"),
-    bcdice_game_system=("getBcdiceGameSystem", "BCDice-API v2: one game system's commands"),
-    bcdice_roll=("rollBcdice", "BCDice-API v2: roll a command, recorded in the roll log"),
-    bcdice_roll_posted=(
-        "rollBcdicePosted",
-        "BCDice-API v2: roll a posted command, recorded in the roll log",
-    ),
-    bcdice_original_table=(
-        "rollBcdiceOriginalTable",
-        "BCDice-API v2: roll a user-defined dice table, recorded in the roll log",
-    ),
-    bcdice_greeting=("getBcdiceGreeting", "BCDice-API: the greeting at the base address"),
-    # Dice tables a GM keeps (api/routes/dice_tables.py)
-    save_table=("saveDiceTable", "The GM saves a dice table: its next version"),
-    list_tables=("listDiceTables", "The campaign's dice tables, each at its latest version"),
-    get_table=("getDiceTable", "One dice table with every version"),
-)
+def _without_nulls(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _without_nulls(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [_without_nulls(v) for v in value]
+    return value
 
 
-def operation_id(route: APIRoute) -> str:
-    """FastAPI's `generate_unique_id_function`: the table's id for the route's name. A route
-    missing from the table gets its name in camel case (tests/api/test_openapi.py fails on it,
-    so a new route gets a name chosen on purpose)."""
-    known = OPERATIONS.get(route.name)
-    return known.id if known else _camel(route.name)
+def _key(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, ensure_ascii=False)
 
 
-def _camel(name: str) -> str:
-    first, *rest = name.split("_")
-    return first + "".join(word.capitalize() for word in rest)
+def _document_success(operation: Doc) -> None:
+    ok = operation.get("responses", {}).get("200", {}).get("content", {}).get("application/json")
+    if ok is not None and "example" in ok:
+        ok["example"] = _NULLS_DROPPED.get(_key(ok["example"]), ok["example"])
 
 
 def install(app: FastAPI) -> None:
@@ -149,25 +69,19 @@ def install(app: FastAPI) -> None:
 
 
 def refine(doc: Doc) -> None:
-    """Summaries, problem responses, ETag headers, examples, the Problem schema, and the
-    Idempotency-Key every POST requires."""
+    """Problem responses, ETag headers, the sheets' two shapes, the Problem schema, and the
+    Idempotency-Key every POST requires (ids, summaries and examples stand on the routes)."""
     writes.document_keys_required(doc)
     schemas = doc.setdefault("components", {}).setdefault("schemas", {})
     schemas.update(_problem_schemas())
     for path, methods in doc.get("paths", {}).items():
         for method, operation in methods.items():
-            known = _by_id.get(operation.get("operationId", ""))
-            if known is not None:
-                operation["summary"] = known.summary
             _document_errors(path, method, operation)
             _document_etag(operation)
             _document_sheet_shapes(operation)
             _document_success(operation)
     for unused in ("HTTPValidationError", "ValidationError"):
         schemas.pop(unused, None)  # FastAPI's own 422 body: every 422 here is a Problem
-
-
-_by_id = {op.id: op for op in OPERATIONS.values()}
 
 
 def _problem_schemas() -> dict[str, Doc]:
@@ -304,131 +218,6 @@ def _document_etag(operation: Doc) -> None:
             operation["responses"][status].setdefault("headers", {})["ETag"] = _ETAG
 
 
-_AOI_STATS = PILOT_STATS | {"ranged_hit": 19}
-SHEET_EXAMPLES: Doc = {
-    "json": {
-        "summary": "format=json: the sheet",
-        "value": {
-            "id": "0b1c4d7e-8f90-4a1b-9c2d-3e4f5a6b7c8d",
-            "version": 3,
-            "campaign_id": "5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b",
-            "owner": "aoi",
-            "name": "蒼井ソラ",
-            "level": 2,
-            "base_stats": PILOT_STATS,
-            "items": [
-                {"name": "ビームライフル", "slot": "weapon", "cost": 20, "stats": {"ranged_hit": 5}}
-            ],
-            "skills": [],
-            "max_hp": 80,
-            "current_hp": 40,
-            "carried_ratio": {"numerator": 1, "denominator": 2, "value": 0.5},
-            "injuries": [],
-            "lost": False,
-            "stats": _AOI_STATS,
-        },
-    },
-    "ccfolia": {
-        "summary": "format=ccfolia: paste into CCFolia as a piece",
-        "value": {
-            "kind": "character",
-            "data": {
-                "name": "蒼井ソラ",
-                "initiative": 9,
-                "externalUrl": "https://senki.example/v1/characters/0b1c4d7e-8f90-4a1b-9c2d-3e4f5a6b7c8d/sheet",
-                "status": [{"label": "生命", "value": 40, "max": 80}],
-                "params": [{"label": "レベル", "value": "2"}, {"label": "回避", "value": "12"}],
-                "commands": "1D100+{回避} 回避\n1D6+{反応} 行動順",
-                "memo": "Lv2 / PL: aoi\n装備: ビームライフル(コスト20)\n持ち越し割合: 1/2",
-                "secret": False,
-                "invisible": False,
-                "hideStatus": False,
-            },
-        },
-    },
-}
-
-_CAMPAIGN = "d7e4c7c8-83f0-56da-93b6-756e0e9b3de7"
-_PILOT = "a9dd6997-d3fb-584b-8004-8726a35f6fb9"
-# Answers of a real run (tests/api/test_openapi_clients.py), trimmed: what a site reads.
-SUCCESS_EXAMPLES: dict[str, Doc] = {
-    "checkLiveness": {"status": "ok"},
-    "getMe": {
-        "campaign_id": _CAMPAIGN,
-        "campaign_name": "蒼穹",
-        "token_id": "f16db641",
-        "role": "site",
-        "member_id": None,
-        "may": ["read", "what_if"],
-        "characters": [],
-        "characters_reflect": {},
-    },
-    "getCampaignTimeline": {
-        "rows": [
-            {
-                "position": 4,
-                "campaign_id": _CAMPAIGN,
-                "at": "2026-12-01T19:49:32.172650Z",
-                "by": "gm",
-                "kind": "character_joined",
-                "subject_id": _PILOT,
-                "line_en": "蒼井ソラ (played by aoi) joined",
-                "line_ja": "蒼井ソラ（PL：aoi）が参加",
-            }
-        ],
-        "reflects": {"0": 18},
-    },
-    "getHpLedger": {
-        "rows": [
-            {
-                "scenario_id": "b6db006d-8349-58bb-9b43-fe74ef8a6b29",
-                "character_id": _PILOT,
-                "campaign_id": _CAMPAIGN,
-                "scenario_name": "第1話",
-                "unit_id": None,
-                "ratio_in_numerator": 1,
-                "ratio_in_denominator": 1,
-                "pilot_hp_in": 80,
-                "pilot_max_hp_in": 80,
-                "end_hp": 40,
-                "end_max_hp": 80,
-                "ratio_out_numerator": 1,
-                "ratio_out_denominator": 2,
-                "injury": "none",
-                "why_in": "GD-HPS-2/3: entered at carried ratio 1/1: pilot 80/80, on foot",
-                "why_out": "GD-HPS-1/3: last fought on foot, ended at 40/80: carries 1/2; "
-                "GD-INJ: none",
-                "position": 8,
-            }
-        ],
-        "reflects": {"0": 18},
-    },
-    "getEncounterLog": {
-        "rows": [
-            {
-                "position": 18,
-                "encounter_id": "218ae7e0-db1f-54e5-b6bc-0b7362d459fb",
-                "version": 3,
-                "event_type": "CombatantJoined",
-                "at": "2026-12-01T19:49:33.853834Z",
-                "by": "gm",
-                "line_en": "ace (ace) joined on side pc, controlled by aoi",
-                "line_ja": "ace（ace）が陣営「pc」で参加（操作：aoi）",
-                "rule_ids": [],
-            }
-        ],
-        "reflects": {"0": 18},
-    },
-}
-
-
-def _document_success(operation: Doc) -> None:
-    example = SUCCESS_EXAMPLES.get(operation.get("operationId", ""))
-    ok = operation.get("responses", {}).get("200", {}).get("content", {}).get("application/json")
-    if example is not None and ok is not None:
-        ok["example"] = example
-
-
 def _document_sheet_shapes(operation: Doc) -> None:
     """A sheet is one of two shapes, chosen by `format`: say both, so a generated client
     parses a CCFolia piece as one (not as a sheet it is not)."""
@@ -438,5 +227,3 @@ def _document_sheet_shapes(operation: Doc) -> None:
         return
     # anyOf, not oneOf: a CCFolia piece is read leniently, so a sheet would match it too.
     ok["schema"] = {"anyOf": [ok["schema"], {"$ref": "#/components/schemas/CcfoliaPiece"}]}
-    ok.pop("example", None)
-    ok["examples"] = SHEET_EXAMPLES

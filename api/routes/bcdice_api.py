@@ -163,7 +163,13 @@ def _roller(runtime: RuntimeDep, credential: str) -> Principal | JSONResponse:
     return who
 
 
-@base.get("", name="bcdice_greeting", response_class=HTMLResponse)
+@base.get(
+    "",
+    name="bcdice_greeting",
+    operation_id="getBcdiceGreeting",
+    summary="BCDice-API: the greeting at the base address",
+    response_class=HTMLResponse,
+)
 def greeting(credential: str, runtime: RuntimeDep) -> Any:
     """BCDice-API's greeting at its base address (a client's check that the address works)."""
     who = _roller(runtime, credential)
@@ -176,7 +182,13 @@ def greeting(credential: str, runtime: RuntimeDep) -> Any:
 base.add_api_route("/", greeting, methods=["GET"], include_in_schema=False)
 
 
-@router.get("/version", name="bcdice_version", responses=_documented(BcdiceVersion))
+@router.get(
+    "/version",
+    name="bcdice_version",
+    operation_id="getBcdiceVersion",
+    summary="BCDice-API v2: the API's and BCDice's versions",
+    responses=_documented(BcdiceVersion),
+)
 def version(credential: str, runtime: RuntimeDep) -> Any:
     """BCDice-API's and BCDice's versions."""
     who = _roller(runtime, credential)
@@ -185,7 +197,13 @@ def version(credential: str, runtime: RuntimeDep) -> Any:
     return _answer({"api": API_VERSION, "bcdice": BCDICE_VERSION})
 
 
-@router.get("/admin", name="bcdice_admin", responses=_documented(BcdiceAdmin))
+@router.get(
+    "/admin",
+    name="bcdice_admin",
+    operation_id="getBcdiceAdmin",
+    summary="BCDice-API v2: who runs this server",
+    responses=_documented(BcdiceAdmin),
+)
 def admin(credential: str, runtime: RuntimeDep) -> Any:
     """Who runs this server (BCDice-API leaves unset fields empty)."""
     who = _roller(runtime, credential)
@@ -194,7 +212,13 @@ def admin(credential: str, runtime: RuntimeDep) -> Any:
     return _answer({"name": "Senki", "url": "", "email": ""})
 
 
-@router.get("/game_system", name="bcdice_game_systems", responses=_documented(BcdiceSystems))
+@router.get(
+    "/game_system",
+    name="bcdice_game_systems",
+    operation_id="listBcdiceGameSystems",
+    summary="BCDice-API v2: the game systems offered",
+    responses=_documented(BcdiceSystems),
+)
 def game_systems(credential: str, runtime: RuntimeDep) -> Any:
     """The base system `DiceBot` and Senki's three rule systems, sorted by `sort_key`."""
     who = _roller(runtime, credential)
@@ -207,7 +231,11 @@ def game_systems(credential: str, runtime: RuntimeDep) -> Any:
 
 
 @router.get(
-    "/game_system/{system_id}", name="bcdice_game_system", responses=_documented(BcdiceSystem)
+    "/game_system/{system_id}",
+    name="bcdice_game_system",
+    operation_id="getBcdiceGameSystem",
+    summary="BCDice-API v2: one game system's commands",
+    responses=_documented(BcdiceSystem),
 )
 def game_system(credential: str, system_id: str, runtime: RuntimeDep) -> Any:
     """One system: its command pattern (match ignoring case) and help."""
@@ -229,7 +257,13 @@ def game_system(credential: str, system_id: str, runtime: RuntimeDep) -> Any:
     )
 
 
-@router.get("/game_system/{system_id}/roll", name="bcdice_roll", responses=_documented(BcdiceRoll))
+@router.get(
+    "/game_system/{system_id}/roll",
+    name="bcdice_roll",
+    operation_id="rollBcdice",
+    summary="BCDice-API v2: roll a command, recorded in the roll log",
+    responses=_documented(BcdiceRoll),
+)
 async def roll(credential: str, system_id: str, request: Request, runtime: RuntimeDep) -> Any:
     """Roll `command` (query) with server dice recorded in the roller's log."""
     command = request.query_params.get("command")
@@ -237,7 +271,11 @@ async def roll(credential: str, system_id: str, request: Request, runtime: Runti
 
 
 @router.post(
-    "/game_system/{system_id}/roll", name="bcdice_roll_posted", responses=_documented(BcdiceRoll)
+    "/game_system/{system_id}/roll",
+    name="bcdice_roll_posted",
+    operation_id="rollBcdicePosted",
+    summary="BCDice-API v2: roll a posted command, recorded in the roll log",
+    responses=_documented(BcdiceRoll),
 )
 async def roll_posted(
     credential: str, system_id: str, request: Request, runtime: RuntimeDep
@@ -248,7 +286,11 @@ async def roll_posted(
 
 
 @router.post(
-    "/original_table", name="bcdice_original_table", responses=_documented(BcdiceTableRoll)
+    "/original_table",
+    name="bcdice_original_table",
+    operation_id="rollBcdiceOriginalTable",
+    summary="BCDice-API v2: roll a user-defined dice table, recorded in the roll log",
+    responses=_documented(BcdiceTableRoll),
 )
 async def original_table(credential: str, request: Request, runtime: RuntimeDep) -> Any:
     """Roll a user-defined dice table (`table`: its text, BCDice's format: a title line, a dice

@@ -9,6 +9,7 @@ from fastapi import APIRouter, Depends, Header, HTTPException, Response, status
 from pydantic import BaseModel, Field, JsonValue
 
 from api.deps import RuntimeDep
+from api.openapi import answered
 from api.security import GM_ONLY, MEMBERS, READERS, PrincipalDep, require
 from api.writes import etag, guard, idempotency_key, if_match
 from domain.campaign.bounds import Id
@@ -83,7 +84,13 @@ def _public(answer: CampaignPublic, response: Response) -> CampaignPublic:
     return answer
 
 
-@router.post("", status_code=status.HTTP_201_CREATED, response_model=CampaignCreated)
+@router.post(
+    "",
+    status_code=status.HTTP_201_CREATED,
+    response_model=CampaignCreated,
+    operation_id="createCampaign",
+    summary="Open a campaign (answers the GM's first token)",
+)
 def create_campaign(
     body: CampaignCreate, runtime: RuntimeDep, key: KeyDep, response: Response
 ) -> CampaignCreated:
@@ -100,6 +107,8 @@ def create_campaign(
     "/{campaign_id}",
     response_model=CampaignPublic,
     responses={304: {"description": "Not modified (If-None-Match)"}},
+    operation_id="getCampaign",
+    summary="Read a campaign, its members and house rules",
 )
 def get_campaign(
     campaign_id: UUID,
@@ -116,7 +125,12 @@ def get_campaign(
     return _public(describe(state, version), response)
 
 
-@router.post("/{campaign_id}/members", response_model=CampaignPublic)
+@router.post(
+    "/{campaign_id}/members",
+    response_model=CampaignPublic,
+    operation_id="addMember",
+    summary="Add a member with a role",
+)
 def add_member(
     campaign_id: UUID,
     body: MemberCreate,
@@ -134,7 +148,12 @@ def add_member(
     return _public(answer, response)
 
 
-@router.patch("/{campaign_id}/members/{member_id}", response_model=CampaignPublic)
+@router.patch(
+    "/{campaign_id}/members/{member_id}",
+    response_model=CampaignPublic,
+    operation_id="changeMemberRole",
+    summary="Change a member's role",
+)
 def change_role(
     campaign_id: UUID,
     member_id: str,
@@ -152,7 +171,12 @@ def change_role(
     return _public(answer, response)
 
 
-@router.delete("/{campaign_id}/members/{member_id}", response_model=CampaignPublic)
+@router.delete(
+    "/{campaign_id}/members/{member_id}",
+    response_model=CampaignPublic,
+    operation_id="removeMember",
+    summary="Remove a member (or leave)",
+)
 def remove_member(
     campaign_id: UUID,
     member_id: str,
@@ -169,7 +193,12 @@ def remove_member(
     return _public(answer, response)
 
 
-@router.put("/{campaign_id}/options", response_model=CampaignPublic)
+@router.put(
+    "/{campaign_id}/options",
+    response_model=CampaignPublic,
+    operation_id="changeHouseRules",
+    summary="Set the campaign's house rules",
+)
 def change_options(
     campaign_id: UUID,
     body: OptionsPut,
@@ -186,7 +215,13 @@ def change_options(
     return _public(answer, response)
 
 
-@router.post("/{campaign_id}/tokens", status_code=201, response_model=TokenIssued)
+@router.post(
+    "/{campaign_id}/tokens",
+    status_code=201,
+    response_model=TokenIssued,
+    operation_id="issueToken",
+    summary="Issue a member token or a read-only site token",
+)
 def issue_token(
     campaign_id: UUID,
     body: TokenCreate,
@@ -214,7 +249,12 @@ def issue_token(
     return answer
 
 
-@router.get("/{campaign_id}/tokens", response_model=list[TokenPublic])
+@router.get(
+    "/{campaign_id}/tokens",
+    response_model=list[TokenPublic],
+    operation_id="listTokens",
+    summary="List the campaign's tokens (never a secret)",
+)
 def list_tokens(campaign_id: UUID, runtime: RuntimeDep, who: PrincipalDep) -> list[TokenPublic]:
     """Every token of the campaign (never a secret or its hash)."""
     require(who, campaign_id, GM_ONLY)
@@ -222,7 +262,12 @@ def list_tokens(campaign_id: UUID, runtime: RuntimeDep, who: PrincipalDep) -> li
     return [TokenPublic.model_validate(t.model_dump()) for t in state.tokens.values()]
 
 
-@router.delete("/{campaign_id}/tokens/{token_id}", response_model=CampaignPublic)
+@router.delete(
+    "/{campaign_id}/tokens/{token_id}",
+    response_model=CampaignPublic,
+    operation_id="revokeToken",
+    summary="Revoke a token, at once",
+)
 def revoke_token(
     campaign_id: UUID, token_id: str, runtime: RuntimeDep, who: PrincipalDep, response: Response
 ) -> CampaignPublic:
@@ -277,7 +322,26 @@ class Me(BaseModel):
     )
 
 
-@me_router.get("/me", response_model=Me)
+# An answer of a real run (tests/api/test_openapi_clients.py): a site token's.
+ME_EXAMPLE: dict[str, Any] = {
+    "campaign_id": "d7e4c7c8-83f0-56da-93b6-756e0e9b3de7",
+    "campaign_name": "蒼穹",
+    "token_id": "f16db641",
+    "role": "site",
+    "member_id": None,
+    "may": ["read", "what_if"],
+    "characters": [],
+    "characters_reflect": {},
+}
+
+
+@me_router.get(
+    "/me",
+    response_model=Me,
+    responses=answered(ME_EXAMPLE),
+    operation_id="getMe",
+    summary="Who this token is and what it may do",
+)
 def me(runtime: RuntimeDep, who: PrincipalDep) -> Me:
     """The caller's campaign, role, what it may do and the characters it may act for."""
     state, _ = runtime.campaigns.get(who.campaign_id)

@@ -63,6 +63,8 @@ def _writable(runtime: RuntimeDep, who: PrincipalDep, character_id: UUID) -> Non
     "/campaigns/{campaign_id}/characters",
     status_code=status.HTTP_201_CREATED,
     response_model=CharacterPublic,
+    operation_id="registerCharacter",
+    summary="Register a pilot at full HP",
 )
 def register_character(
     campaign_id: UUID,
@@ -86,6 +88,8 @@ def register_character(
     "/characters/{character_id}",
     response_model=CharacterPublic,
     responses={304: {"description": "Not modified (If-None-Match)"}},
+    operation_id="getCharacter",
+    summary="Read a pilot as stored",
 )
 def get_character(
     character_id: UUID,
@@ -100,7 +104,12 @@ def get_character(
     return not_modified(if_none_match, str(version)) or public(describe(state, version), response)
 
 
-@router.post("/characters/{character_id}/advance", response_model=CharacterPublic)
+@router.post(
+    "/characters/{character_id}/advance",
+    response_model=CharacterPublic,
+    operation_id="advanceCharacter",
+    summary="Raise a pilot's level and base stats",
+)
 def advance_character(
     character_id: UUID,
     body: CharacterAdvance,
@@ -117,7 +126,12 @@ def advance_character(
     return public(answer, response)
 
 
-@router.post("/characters/{character_id}/items", response_model=CharacterPublic)
+@router.post(
+    "/characters/{character_id}/items",
+    response_model=CharacterPublic,
+    operation_id="equipCharacterItem",
+    summary="Equip an item on a pilot",
+)
 def equip_item(
     character_id: UUID,
     body: ItemBody,
@@ -133,7 +147,12 @@ def equip_item(
     return public(answer, response)
 
 
-@router.delete("/characters/{character_id}/items/{item_name}", response_model=CharacterPublic)
+@router.delete(
+    "/characters/{character_id}/items/{item_name}",
+    response_model=CharacterPublic,
+    operation_id="unequipCharacterItem",
+    summary="Take an item off a pilot",
+)
 def unequip_item(
     character_id: UUID,
     item_name: str,
@@ -150,7 +169,12 @@ def unequip_item(
     return public(answer, response)
 
 
-@router.post("/characters/{character_id}/skills", response_model=CharacterPublic)
+@router.post(
+    "/characters/{character_id}/skills",
+    response_model=CharacterPublic,
+    operation_id="learnSkill",
+    summary="Learn a skill",
+)
 def learn_skill(
     character_id: UUID,
     body: SkillBody,
@@ -166,7 +190,12 @@ def learn_skill(
     return public(answer, response)
 
 
-@router.delete("/characters/{character_id}/skills/{skill_name}", response_model=CharacterPublic)
+@router.delete(
+    "/characters/{character_id}/skills/{skill_name}",
+    response_model=CharacterPublic,
+    operation_id="forgetSkill",
+    summary="Forget a skill",
+)
 def forget_skill(
     character_id: UUID,
     skill_name: str,

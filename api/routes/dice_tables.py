@@ -48,7 +48,12 @@ class DiceTableList(BaseModel):
     tables: list[DiceTablePublic]
 
 
-@router.post("", response_model=DiceTablePublic)
+@router.post(
+    "",
+    response_model=DiceTablePublic,
+    operation_id="saveDiceTable",
+    summary="The GM saves a dice table: its next version",
+)
 def save_table(
     campaign_id: UUID, body: TableSave, runtime: RuntimeDep, who: PrincipalDep, key: KeyDep
 ) -> DiceTablePublic:
@@ -60,7 +65,12 @@ def save_table(
     )
 
 
-@router.get("", response_model=DiceTableList)
+@router.get(
+    "",
+    response_model=DiceTableList,
+    operation_id="listDiceTables",
+    summary="The campaign's dice tables, each at its latest version",
+)
 def list_tables(campaign_id: UUID, runtime: RuntimeDep, who: PrincipalDep) -> DiceTableList:
     """Every table the campaign keeps, at its latest version, by name."""
     require(who, campaign_id, READERS)
@@ -68,7 +78,12 @@ def list_tables(campaign_id: UUID, runtime: RuntimeDep, who: PrincipalDep) -> Di
     return DiceTableList(tables=[public(name, kept[name], history=False) for name in sorted(kept)])
 
 
-@router.get("/{name}", response_model=DiceTablePublic)
+@router.get(
+    "/{name}",
+    response_model=DiceTablePublic,
+    operation_id="getDiceTable",
+    summary="One dice table with every version",
+)
 def get_table(
     campaign_id: UUID, name: str, runtime: RuntimeDep, who: PrincipalDep
 ) -> DiceTablePublic:

@@ -160,7 +160,12 @@ def _amendment(body: WhatIf) -> Amendment | None:
     return Amendment(body.amendment.command, body.amendment.payload) if body.amendment else None
 
 
-@router.post("/{encounter_id}/replay", response_model=ReplayOut)
+@router.post(
+    "/{encounter_id}/replay",
+    response_model=ReplayOut,
+    operation_id="replayEncounter",
+    summary="Replay an encounter under other rules (stores nothing)",
+)
 def what_if(
     encounter_id: UUID, body: WhatIf, runtime: RuntimeDep, who: PrincipalDep, key: KeyDep
 ) -> ReplayOut:
@@ -219,7 +224,12 @@ class OptionsOut(BaseModel):
     )
 
 
-@router.get("/{encounter_id}/options", response_model=OptionsOut)
+@router.get(
+    "/{encounter_id}/options",
+    response_model=OptionsOut,
+    operation_id="getEncounterOptions",
+    summary="The options a what-if may try, and command schemas",
+)
 def what_if_options(encounter_id: UUID, runtime: RuntimeDep, who: PrincipalDep) -> OptionsOut:
     """The options a replay may try, with their alternatives and the values in force."""
     state, _ = load_for(runtime, who, encounter_id, READERS)
@@ -240,7 +250,12 @@ def options_of(state: Encounter) -> OptionsOut:
     )
 
 
-@router.get("/{encounter_id}/at", response_model=EncounterPublic)
+@router.get(
+    "/{encounter_id}/at",
+    response_model=EncounterPublic,
+    operation_id="getEncounterAtPoint",
+    summary="Read an encounter as a turn, phase or step began",
+)
 def at_point(
     encounter_id: UUID,
     runtime: RuntimeDep,
@@ -255,7 +270,12 @@ def at_point(
     return describe(state, version, who)
 
 
-@router.get("/{encounter_id}/rulings", response_model=list[AuditEntry])
+@router.get(
+    "/{encounter_id}/rulings",
+    response_model=list[AuditEntry],
+    operation_id="listEncounterRulings",
+    summary="Every ruling with its evidence",
+)
 def audit_trail(encounter_id: UUID, runtime: RuntimeDep, who: PrincipalDep) -> list[AuditEntry]:
     """Every ruling in order, with the evidence: rule texts, inputs, each die (recomputed once
     the seed is revealed), options, the command behind it and its disputes (from the log)."""
@@ -264,7 +284,12 @@ def audit_trail(encounter_id: UUID, runtime: RuntimeDep, who: PrincipalDep) -> l
     return seen_through(trail, lens_for(runtime, who, encounter_id))
 
 
-@router.get("/{encounter_id}/disputes", response_model=list[DisputePublic])
+@router.get(
+    "/{encounter_id}/disputes",
+    response_model=list[DisputePublic],
+    operation_id="listDisputes",
+    summary="List an encounter's disputes",
+)
 def list_disputes(
     encounter_id: UUID, runtime: RuntimeDep, who: PrincipalDep
 ) -> list[DisputePublic]:
@@ -273,7 +298,13 @@ def list_disputes(
     return [DisputePublic.model_validate(d.model_dump()) for d in state.disputes.values()]
 
 
-@router.post("/{encounter_id}/disputes", status_code=201, response_model=DisputeAnswer)
+@router.post(
+    "/{encounter_id}/disputes",
+    status_code=201,
+    response_model=DisputeAnswer,
+    operation_id="fileDispute",
+    summary="Dispute a ruling",
+)
 def file_dispute(
     encounter_id: UUID, body: DisputeCreate, runtime: RuntimeDep, who: PrincipalDep, key: KeyDep
 ) -> DisputeAnswer:
@@ -282,7 +313,12 @@ def file_dispute(
     return runtime.disputes.file(encounter_id, actor(who), body.ruling_version, body.reason, key)
 
 
-@router.post("/{encounter_id}/disputes/{dispute_id}/uphold", response_model=DisputeAnswer)
+@router.post(
+    "/{encounter_id}/disputes/{dispute_id}/uphold",
+    response_model=DisputeAnswer,
+    operation_id="upholdRuling",
+    summary="Settle a dispute by keeping the ruling",
+)
 def uphold(
     encounter_id: UUID,
     dispute_id: str,
@@ -296,7 +332,12 @@ def uphold(
     return runtime.disputes.uphold(encounter_id, actor(who), dispute_id, body.note, key)
 
 
-@router.post("/{encounter_id}/disputes/{dispute_id}/amend", response_model=DisputeAnswer)
+@router.post(
+    "/{encounter_id}/disputes/{dispute_id}/amend",
+    response_model=DisputeAnswer,
+    operation_id="amendRuling",
+    summary="Settle a dispute by appending corrections",
+)
 def amend(
     encounter_id: UUID,
     dispute_id: str,

@@ -71,7 +71,12 @@ class EventPage(BaseModel):
     more: bool = Field(description="Whether more events follow right now.")
 
 
-@router.get("/{encounter_id}/events", response_model=EventPage)
+@router.get(
+    "/{encounter_id}/events",
+    response_model=EventPage,
+    operation_id="listEncounterEvents",
+    summary="Page through an encounter's events",
+)
 def events(
     encounter_id: UUID,
     runtime: RuntimeDep,
@@ -105,6 +110,8 @@ def _logs(runtime: Runtime, encounter_id: UUID, page: list[Recorded]) -> dict[in
         200: {"content": {"text/event-stream": {}}, "description": "Server-Sent Events"},
         429: {"description": "This token, or this server, holds as many streams as it may"},
     },
+    operation_id="streamEncounterEvents",
+    summary="Follow an encounter's events live (SSE)",
 )
 def stream(
     encounter_id: UUID,

@@ -153,6 +153,8 @@ def _answer(answer: CommandAnswer, response: Response, seen: Lens | None = None)
     "/v1/campaigns/{campaign_id}/encounters",
     status_code=status.HTTP_201_CREATED,
     response_model=CommandAnswer,
+    operation_id="openEncounter",
+    summary="Open an encounter (a fight)",
 )
 def open_encounter(
     campaign_id: UUID,
@@ -184,6 +186,8 @@ def open_encounter(
     "/v1/encounters/{encounter_id}",
     response_model=EncounterPublic,
     responses={304: {"description": "Not modified (If-None-Match)"}},
+    operation_id="getEncounter",
+    summary="Read an encounter now (or at a version)",
 )
 def get_encounter(
     encounter_id: UUID,
@@ -203,7 +207,12 @@ def get_encounter(
     return describe(state, at, who)
 
 
-@router.post(COMMANDS_ROUTE, response_model=CommandAnswer)
+@router.post(
+    COMMANDS_ROUTE,
+    response_model=CommandAnswer,
+    operation_id="commandEncounter",
+    summary="Issue a command in an encounter",
+)
 def command(
     encounter_id: UUID,
     body: Annotated[EncounterCommand, Body()],
@@ -261,7 +270,12 @@ def _commanded(
     return answer
 
 
-@router.post("/v1/encounters/{encounter_id}/reveal", response_model=CommandAnswer)
+@router.post(
+    "/v1/encounters/{encounter_id}/reveal",
+    response_model=CommandAnswer,
+    operation_id="revealEncounterSeed",
+    summary="Reveal an encounter's dice seed",
+)
 def reveal(
     encounter_id: UUID, runtime: RuntimeDep, who: PrincipalDep, key: KeyDep, response: Response
 ) -> CommandAnswer:
@@ -271,7 +285,12 @@ def reveal(
     return _answer(answer, response)
 
 
-@router.get("/v1/encounters/{encounter_id}/audit", response_model=EncounterAudit)
+@router.get(
+    "/v1/encounters/{encounter_id}/audit",
+    response_model=EncounterAudit,
+    operation_id="auditEncounterDice",
+    summary="Recompute an encounter's dice after the reveal",
+)
 def audit(encounter_id: UUID, runtime: RuntimeDep, who: PrincipalDep) -> EncounterAudit:
     """After the reveal: every die recomputed from the seed and checked against its record."""
     load_for(runtime, who, encounter_id, READERS)

@@ -6,6 +6,7 @@ from fastapi import APIRouter, HTTPException
 from pydantic import BaseModel, Field
 
 from api.deps import SenkiDep
+from api.openapi import answered
 from infra.services import ProjectionPositionView
 
 router = APIRouter(tags=["health"])
@@ -50,7 +51,12 @@ class Version(BaseModel):
     "/healthz",
     response_model=Health,
     response_model_exclude_none=True,
-    responses={503: {"description": "The embedded PostgreSQL died and does not come back"}},
+    responses={
+        503: {"description": "The embedded PostgreSQL died and does not come back"},
+        **answered({"status": "ok"}),
+    },
+    operation_id="checkLiveness",
+    summary="Is the process up (no database query)",
 )
 def healthz(senki: SenkiDep) -> Health:
     """The process is up (no database query: a liveness probe must not flap with PostgreSQL).
@@ -68,6 +74,8 @@ def healthz(senki: SenkiDep) -> Health:
     response_model=Health,
     response_model_exclude_none=True,
     responses={503: {"description": "The home database is down"}},
+    operation_id="checkReadiness",
+    summary="Can requests be served (the database answers)",
 )
 def readyz(senki: SenkiDep) -> Health:
     """The database answers a query, so requests can be served.
@@ -100,7 +108,12 @@ def _projection(view: ProjectionPositionView) -> ProjectionHealth:
     )
 
 
-@router.get("/v1/version", response_model=Version)
+@router.get(
+    "/v1/version",
+    response_model=Version,
+    operation_id="getVersion",
+    summary="The service and ruleset versions",
+)
 def version(senki: SenkiDep) -> Version:
     """The service version and the version of each ruleset it adjudicates with."""
     return Version(version=senki.version, rulesets=senki.ruleset_versions)

@@ -75,7 +75,13 @@ class InclusionProof(BaseModel):
     hashes: list[str] = Field(description="RFC 9162 §2.1.3 inclusion proof, base64.")
 
 
-@router.get("/head", response_model=LogHeads, response_model_exclude_none=True)
+@router.get(
+    "/head",
+    response_model=LogHeads,
+    response_model_exclude_none=True,
+    operation_id="getLogHead",
+    summary="The chain head of every shard (a receipt)",
+)
 def head(senki: SenkiDep) -> LogHeads:
     """The current chain head of every shard, in shard order.
 
@@ -97,7 +103,12 @@ def head(senki: SenkiDep) -> LogHeads:
     return LogHeads(status="degraded" if degraded else "ok", heads=heads)
 
 
-@router.get("/key", response_model=LogKeys)
+@router.get(
+    "/key",
+    response_model=LogKeys,
+    operation_id="getLogKeys",
+    summary="The log's verifier keys and each shard's origin",
+)
 def log_key(runtime: RuntimeDep) -> LogKeys:
     """The keys checkpoints are signed with, and each shard's origin (docs/witnesses.md)."""
     return LogKeys(vkeys=runtime.log_trees.vkeys, origins=runtime.log_trees.origins)
@@ -107,6 +118,8 @@ def log_key(runtime: RuntimeDep) -> LogKeys:
     "/{shard}/checkpoint",
     response_class=PlainTextResponse,
     responses={503: {"description": "The tree disagrees with the log; the evidence."}},
+    operation_id="getLogCheckpoint",
+    summary="A shard's latest signed checkpoint",
 )
 def log_checkpoint(shard: int, runtime: RuntimeDep) -> PlainTextResponse:
     """The shard's latest signed checkpoint (C2SP tlog-checkpoint), signed now if it grew."""
@@ -125,7 +138,12 @@ def _b64(hashes: list[bytes]) -> list[str]:
     return [base64.b64encode(h).decode() for h in hashes]
 
 
-@router.get("/{shard}/consistency", response_model=ConsistencyProof)
+@router.get(
+    "/{shard}/consistency",
+    response_model=ConsistencyProof,
+    operation_id="getLogConsistency",
+    summary="Proof that a tree extends an earlier one",
+)
 def log_consistency(
     shard: int,
     runtime: RuntimeDep,
@@ -144,7 +162,12 @@ def log_consistency(
     return ConsistencyProof(hashes=_b64(hashes))
 
 
-@router.get("/{shard}/inclusion", response_model=InclusionProof)
+@router.get(
+    "/{shard}/inclusion",
+    response_model=InclusionProof,
+    operation_id="getLogInclusion",
+    summary="Proof that an event is in a shard's tree",
+)
 def log_inclusion(
     shard: int,
     runtime: RuntimeDep,

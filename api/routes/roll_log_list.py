@@ -64,7 +64,12 @@ def _last_seen(state: RollLog, reader: Reader) -> datetime | None:
     return None
 
 
-@router.get("/v1/campaigns/{campaign_id}/rolls/logs", response_model=RollLogList)
+@router.get(
+    "/v1/campaigns/{campaign_id}/rolls/logs",
+    response_model=RollLogList,
+    operation_id="listRollLogs",
+    summary="A campaign's roll logs by name, the table log first",
+)
 def list_roll_logs(
     campaign_id: UUID,
     runtime: RuntimeDep,

@@ -164,7 +164,12 @@ def _what_to_roll(
     return text, TABLE_SYSTEM, kept
 
 
-@router.post("/v1/campaigns/{campaign_id}/rolls", response_model=RollAnswer)
+@router.post(
+    "/v1/campaigns/{campaign_id}/rolls",
+    response_model=RollAnswer,
+    operation_id="rollDice",
+    summary="Roll dice in the table log, a named log, or a log opened by name",
+)
 def roll(
     campaign_id: UUID,
     body: RollCreate,
@@ -238,7 +243,12 @@ def _public(runtime: Runtime, log_id: UUID, response: Response) -> RollLogPublic
     return found
 
 
-@router.get("/v1/roll-logs/{log_id}", response_model=RollLogFull)
+@router.get(
+    "/v1/roll-logs/{log_id}",
+    response_model=RollLogFull,
+    operation_id="getRollLog",
+    summary="Read a roll log with its rolls",
+)
 def get_roll_log(
     log_id: UUID, runtime: RuntimeDep, who: PrincipalDep, response: Response
 ) -> RollLogFull:
@@ -258,7 +268,12 @@ def get_roll_log(
     )
 
 
-@router.post("/v1/roll-logs/{log_id}/reveal", response_model=RollLogPublic)
+@router.post(
+    "/v1/roll-logs/{log_id}/reveal",
+    response_model=RollLogPublic,
+    operation_id="revealRollLogSeed",
+    summary="Reveal a roll log's seed",
+)
 def reveal_roll_log(
     log_id: UUID, runtime: RuntimeDep, who: PrincipalDep, key: KeyDep, response: Response
 ) -> RollLogPublic:
@@ -269,7 +284,12 @@ def reveal_roll_log(
     return answer
 
 
-@router.get("/v1/roll-logs/{log_id}/verify", response_model=RollLogAudit)
+@router.get(
+    "/v1/roll-logs/{log_id}/verify",
+    response_model=RollLogAudit,
+    operation_id="verifyRollLog",
+    summary="Recompute a roll log's dice after the reveal",
+)
 def verify_roll_log(log_id: UUID, runtime: RuntimeDep, who: PrincipalDep) -> RollLogAudit:
     """After the reveal: every roll recomputed from the seed and checked against its record."""
     _load(runtime, who, log_id, READERS)

@@ -93,6 +93,8 @@ def _gm(runtime: RuntimeDep, who: PrincipalDep, scenario_id: UUID) -> None:
     "/campaigns/{campaign_id}/scenarios",
     status_code=status.HTTP_201_CREATED,
     response_model=ScenarioPublic,
+    operation_id="openScenario",
+    summary="Open a scenario",
 )
 def open_scenario(
     campaign_id: UUID,
@@ -113,6 +115,8 @@ def open_scenario(
     "/scenarios/{scenario_id}",
     response_model=ScenarioPublic,
     responses={304: {"description": "Not modified (If-None-Match)"}},
+    operation_id="getScenario",
+    summary="Read a scenario with HP in and HP out",
 )
 def get_scenario(
     scenario_id: UUID,
@@ -127,7 +131,12 @@ def get_scenario(
     return not_modified(if_none_match, str(version)) or public(describe(state, version), response)
 
 
-@router.post("/scenarios/{scenario_id}/participants", response_model=ScenarioPublic)
+@router.post(
+    "/scenarios/{scenario_id}/participants",
+    response_model=ScenarioPublic,
+    operation_id="joinScenario",
+    summary="Join a pilot (on foot or in a unit) to a scenario",
+)
 def join_scenario(
     scenario_id: UUID,
     body: JoinBody,
@@ -146,7 +155,12 @@ def join_scenario(
     return public(answer, response)
 
 
-@router.post("/scenarios/{scenario_id}/start", response_model=ScenarioPublic)
+@router.post(
+    "/scenarios/{scenario_id}/start",
+    response_model=ScenarioPublic,
+    operation_id="startScenario",
+    summary="Start a scenario (HP enters at the carried ratio)",
+)
 def start_scenario(
     scenario_id: UUID,
     runtime: RuntimeDep,
@@ -161,7 +175,12 @@ def start_scenario(
     return public(answer, response)
 
 
-@router.post("/scenarios/{scenario_id}/close", response_model=ScenarioPublic)
+@router.post(
+    "/scenarios/{scenario_id}/close",
+    response_model=ScenarioPublic,
+    operation_id="closeScenario",
+    summary="Close a scenario (carried HP is saved)",
+)
 def close_scenario(
     scenario_id: UUID,
     body: CloseBody,

@@ -21,6 +21,7 @@ from api.deps import RuntimeDep
 from api.resources import not_modified, require_reader
 from api.security import WRITERS, PrincipalDep, require
 from api.sheet_bodies import RenderedSheets, json_response
+from api.sheet_schemas import PILOT_STATS
 from api.writes import etag, idempotency_key
 from domain import ccfolia
 from domain.campaign import character_commands as ch
@@ -56,8 +57,52 @@ INJURIES = {
     "incapacitated": "再起不能",
     "dead": "死亡",
 }
+_AOI_STATS = PILOT_STATS | {"ranged_hit": 19}
+# A sheet is one of two shapes, chosen by `format` (api/openapi.py says both in its schema).
+SHEET_EXAMPLES: dict[str, Any] = {
+    "json": {
+        "summary": "format=json: the sheet",
+        "value": {
+            "id": "0b1c4d7e-8f90-4a1b-9c2d-3e4f5a6b7c8d",
+            "version": 3,
+            "campaign_id": "5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b",
+            "owner": "aoi",
+            "name": "蒼井ソラ",
+            "level": 2,
+            "base_stats": PILOT_STATS,
+            "items": [
+                {"name": "ビームライフル", "slot": "weapon", "cost": 20, "stats": {"ranged_hit": 5}}
+            ],
+            "skills": [],
+            "max_hp": 80,
+            "current_hp": 40,
+            "carried_ratio": {"numerator": 1, "denominator": 2, "value": 0.5},
+            "injuries": [],
+            "lost": False,
+            "stats": _AOI_STATS,
+        },
+    },
+    "ccfolia": {
+        "summary": "format=ccfolia: paste into CCFolia as a piece",
+        "value": {
+            "kind": "character",
+            "data": {
+                "name": "蒼井ソラ",
+                "initiative": 9,
+                "externalUrl": "https://senki.example/v1/characters/0b1c4d7e-8f90-4a1b-9c2d-3e4f5a6b7c8d/sheet",
+                "status": [{"label": "生命", "value": 40, "max": 80}],
+                "params": [{"label": "レベル", "value": "2"}, {"label": "回避", "value": "12"}],
+                "commands": "1D100+{回避} 回避\n1D6+{反応} 行動順",
+                "memo": "Lv2 / PL: aoi\n装備: ビームライフル(コスト20)\n持ち越し割合: 1/2",
+                "secret": False,
+                "invisible": False,
+                "hideStatus": False,
+            },
+        },
+    },
+}
 CCFOLIA_RESPONSE: dict[int | str, dict[str, Any]] = {
-    200: {"content": {"application/json": {"example": {"kind": "character", "data": {}}}}},
+    200: {"content": {"application/json": {"examples": SHEET_EXAMPLES}}},
     304: {"description": "Not modified (If-None-Match)"},
 }
 
@@ -142,7 +187,11 @@ def _clipboard(sheet: CharacterSheet | UnitSheet, level: int, memo: str, url: st
 
 
 @router.get(
-    "/characters/{character_id}/sheet", response_model=CharacterSheet, responses=CCFOLIA_RESPONSE
+    "/characters/{character_id}/sheet",
+    response_model=CharacterSheet,
+    responses=CCFOLIA_RESPONSE,
+    operation_id="getCharacterSheet",
+    summary="Read a pilot's sheet (JSON or CCFolia)",
 )
 async def character_sheet(
     character_id: UUID,
@@ -186,7 +235,13 @@ def _sheet_json(state: Character, version: int) -> bytes:
     return SHEET_JSON.dump_json(sheet_of_character(state, version))
 
 
-@router.get("/units/{unit_id}/sheet", response_model=UnitSheet, responses=CCFOLIA_RESPONSE)
+@router.get(
+    "/units/{unit_id}/sheet",
+    response_model=UnitSheet,
+    responses=CCFOLIA_RESPONSE,
+    operation_id="getUnitSheet",
+    summary="Read a unit's sheet under its pilot (JSON or CCFolia)",
+)
 def unit_sheet(
     unit_id: UUID,
     request: Request,
@@ -230,6 +285,8 @@ def _read(piece: CcfoliaPiece) -> ccfolia.ImportedSheet:
     "/campaigns/{campaign_id}/characters/import",
     status_code=status.HTTP_201_CREATED,
     response_model=CharacterImported,
+    operation_id="importCharacterFromCcfolia",
+    summary="Register a pilot from a CCFolia piece",
 )
 def import_character(
     campaign_id: UUID,

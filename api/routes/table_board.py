@@ -57,7 +57,12 @@ class ProcedurePoint(BaseModel):
     acting: str | None
 
 
-@router.get("/{encounter_id}/crews", response_model=list[Crew])
+@router.get(
+    "/{encounter_id}/crews",
+    response_model=list[Crew],
+    operation_id="listEncounterCrews",
+    summary="Which combatant rides which Assault Core",
+)
 def crews(
     encounter_id: UUID,
     runtime: RuntimeDep,
@@ -135,7 +140,12 @@ def _ratio(value: Fraction) -> RatioPublic:
     return RatioPublic(numerator=value.numerator, denominator=value.denominator, value=float(value))
 
 
-@router.get("/{encounter_id}/points", response_model=list[ProcedurePoint])
+@router.get(
+    "/{encounter_id}/points",
+    response_model=list[ProcedurePoint],
+    operation_id="listEncounterPoints",
+    summary="Every procedure point an encounter went through",
+)
 def points(encounter_id: UUID, runtime: RuntimeDep, who: PrincipalDep) -> list[ProcedurePoint]:
     """Every turn/phase/step (and actor) the encounter went through, with the version it
     began at: the stops of the table page's history slider (`?version=` redraws each)."""

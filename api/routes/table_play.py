@@ -22,6 +22,7 @@ from api.encounter_views import reader_of
 from api.routes.encounters import load_for
 from api.security import READERS, PrincipalDep
 from domain.encounter import aggregate as encounter
+from domain.encounter.commands import LABELS as OWN_LABELS
 from domain.encounter.rulesets import RULESETS
 
 router = APIRouter(prefix="/v1/encounters", tags=["encounters"])
@@ -39,10 +40,21 @@ class PlayableCommand(BaseModel):
     )
 
 
+class CommandLabel(BaseModel):
+    """A command's name for the table, as its rule system declares it."""
+
+    en: str
+    ja: str
+
+
 class Playable(BaseModel):
     version: int
     ruleset_id: str
     commands: list[PlayableCommand]
+    labels: dict[str, CommandLabel] = Field(
+        description="Every command of this encounter by name, with its name for the table in "
+        "English and Japanese (the rule system's declarations: the page keeps no copy)."
+    )
     options: dict[str, Any] = Field(description="The house rules this encounter runs under.")
     options_schema: dict[str, Any] = Field(
         description="JSON schema of the ruleset's house rules (each Interpretation, its default)."
@@ -59,7 +71,12 @@ def _schema(ruleset_id: str, command: str) -> dict[str, Any]:
     return schema | {"properties": properties, "required": required}
 
 
-@router.get("/{encounter_id}/playable", response_model=Playable)
+@router.get(
+    "/{encounter_id}/playable",
+    response_model=Playable,
+    operation_id="listPlayableCommands",
+    summary="The commands legal now, with their body schemas",
+)
 def playable(encounter_id: UUID, runtime: RuntimeDep, who: PrincipalDep) -> Playable:
     """The commands legal now with their body schemas, and which of them are this caller's."""
     state, version = load_for(runtime, who, encounter_id, READERS)
@@ -81,10 +98,12 @@ def playable(encounter_id: UUID, runtime: RuntimeDep, who: PrincipalDep) -> Play
             )
         )
     ruleset = RULESETS.get(state.ruleset_id)
+    labels = {**OWN_LABELS, **(ruleset.labels if ruleset else {})}
     return Playable(
         version=version,
         ruleset_id=state.ruleset_id,
         commands=commands,
+        labels={name: CommandLabel(en=en, ja=ja) for name, (en, ja) in labels.items()},
         options=state.options,
         options_schema=ruleset.options_model.model_json_schema() if ruleset else {},
     )

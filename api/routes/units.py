@@ -52,6 +52,8 @@ def _writable(runtime: RuntimeDep, who: PrincipalDep, unit_id: UUID) -> None:
     "/campaigns/{campaign_id}/units",
     status_code=status.HTTP_201_CREATED,
     response_model=UnitPublic,
+    operation_id="registerUnit",
+    summary="Register an Assault Core for a pilot",
 )
 def register_unit(
     campaign_id: UUID,
@@ -77,6 +79,8 @@ def register_unit(
     "/units/{unit_id}",
     response_model=UnitPublic,
     responses={304: {"description": "Not modified (If-None-Match)"}},
+    operation_id="getUnit",
+    summary="Read a unit as stored",
 )
 def get_unit(
     unit_id: UUID,
@@ -91,7 +95,12 @@ def get_unit(
     return not_modified(if_none_match, str(version)) or public(describe(state, version), response)
 
 
-@router.post("/units/{unit_id}/items", response_model=UnitPublic)
+@router.post(
+    "/units/{unit_id}/items",
+    response_model=UnitPublic,
+    operation_id="equipUnitItem",
+    summary="Equip an item on a unit",
+)
 def equip_unit_item(
     unit_id: UUID,
     body: ItemBody,
@@ -107,7 +116,12 @@ def equip_unit_item(
     return public(answer, response)
 
 
-@router.delete("/units/{unit_id}/items/{item_name}", response_model=UnitPublic)
+@router.delete(
+    "/units/{unit_id}/items/{item_name}",
+    response_model=UnitPublic,
+    operation_id="unequipUnitItem",
+    summary="Take an item off a unit",
+)
 def unequip_unit_item(
     unit_id: UUID,
     item_name: str,

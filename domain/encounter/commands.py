@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Annotated
 from uuid import UUID
 
@@ -9,7 +10,7 @@ from pydantic import AfterValidator, BeforeValidator, Field, JsonValue
 
 from domain.campaign.bounds import BoundedJson, Id, Name, check_json_numbers
 from domain.encounter.awaited import DiceMode, EnterDie, WithdrawAwaitedRoll
-from domain.rules.ruleset import Command, example
+from domain.rules.ruleset import Command, Labels, example
 
 
 def _lists(value: object) -> object:
@@ -72,10 +73,14 @@ class RevealSeed(Command):
     server_seed: str = Field(pattern=r"^[0-9a-f]{64}$")
 
 
-COMMANDS: tuple[type[Command], ...] = (
-    OpenEncounter,
-    JoinCombatant,
-    RevealSeed,
-    EnterDie,
-    WithdrawAwaitedRoll,
-)
+# The Encounter's own commands, each with its name for the table (its handling is the
+# Encounter's: domain/encounter/aggregate.py `decision`).
+OWN: Mapping[type[Command], Labels] = {
+    OpenEncounter: Labels(en="Open Encounter", ja="戦闘を開く"),
+    JoinCombatant: Labels(en="Join Combatant", ja="参加者を加える"),
+    RevealSeed: Labels(en="Reveal Seed", ja="シードを公開"),
+    EnterDie: Labels(en="Enter Die", ja="出目を入力"),
+    WithdrawAwaitedRoll: Labels(en="Withdraw Awaited Roll", ja="待機中の判定を取り下げる"),
+}
+COMMANDS: tuple[type[Command], ...] = tuple(OWN)
+LABELS: Mapping[str, Labels] = {c.command_type: labels for c, labels in OWN.items()}

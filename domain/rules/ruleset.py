@@ -9,8 +9,10 @@ changes nothing), and what an event changes (`evolve`, pure). Dice come in throu
 
 from __future__ import annotations
 
+import itertools
+from collections.abc import Mapping
 from datetime import datetime
-from typing import Any, ClassVar, Literal, Protocol, TypeVar
+from typing import Any, ClassVar, Literal, NamedTuple, Protocol, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -23,12 +25,30 @@ IssuerRole = Literal["gm", "controller"]
 LogLine = tuple[str, str]  # (English, Japanese)
 
 
+class Labels(NamedTuple):
+    """A command's name for the table (the page's buttons, the log)."""
+
+    en: str
+    ja: str
+
+
+_WRITTEN = itertools.count(1)
+
+
 class Command(BaseModel):
     """An imperative request (`DeclareAttack`); the ruleset turns it into events or refuses it."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     command_type: ClassVar[str] = ""
+    written: ClassVar[int] = 0
+    """Its place among the commands written so far: a rule system lists its commands (its
+    bodies, the commands a step awaits) in the order its commands.py writes them."""
+
+    @classmethod
+    def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
+        super().__pydantic_init_subclass__(**kwargs)
+        cls.written = next(_WRITTEN)
 
     @property
     def combatant(self) -> str | None:
@@ -125,6 +145,12 @@ class Ruleset(Protocol[S]):
     def commands(self) -> tuple[type[Command], ...]:
         """Every command it takes: each one class, which is also the HTTP body (api/ builds
         the ruleset's tagged union of bodies from these)."""
+        ...
+
+    @property
+    def labels(self) -> Mapping[str, Labels]:
+        """Each command's name for the table in English and Japanese, by command name (the
+        page shows them; they come from the declarations, domain/rules/declare.py)."""
         ...
 
     @property

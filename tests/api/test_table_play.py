@@ -63,3 +63,14 @@ def test_each_command_carries_its_body_schema_without_the_dice_fields(fight: Fig
     assert gm["ruleset_id"] == "glorious_drive"
     assert gm["version"] == fight.get().json()["version"]
     assert "faint_rule" in gm["options_schema"]["properties"]
+
+
+def test_the_page_reads_each_commands_name_from_the_rule_system(fight: Fight) -> None:
+    """The page keeps no list of command names: every command the encounter takes comes
+    with its rule system's label in English and Japanese, for a viewer too."""
+    seen = playable(fight, "mio")
+    labels = seen["labels"]
+    assert {c["command"] for c in playable(fight, "gm")["commands"]} <= set(labels)
+    assert labels["DeclareAttack"] == {"en": "Declare Attack", "ja": "攻撃宣言"}
+    assert labels["EnterDie"] == {"en": "Enter Die", "ja": "出目を入力"}
+    assert "Declare" not in labels  # Wizardry Round's, not this Glorious Drive fight's

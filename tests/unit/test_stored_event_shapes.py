@@ -1,8 +1,9 @@
 """Stored JSON shapes never change in place: each event type has a golden file that must load.
 
 To add a shape: write the event's JSON to tests/golden/events/<topic>.json (the test prints
-it when missing). To change a shape: bump the class version, add an upcaster, keep the old
-file — it must still load through the upcaster.
+it when missing); a rule system's facts have theirs in domain/rules/<id>/golden/events. To
+change a shape: bump the class version, add an upcaster, keep the old file — it must still
+load through the upcaster.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from domain import rules
 from domain.campaign.dice_tables import DiceTableSaved
 from domain.catalog import registry
 from domain.dice import commitment
@@ -24,6 +26,7 @@ from domain.dice.bcdice.user_table import SYSTEM_ID as TABLE_SYSTEM
 from domain.events import DomainEvent, EventRegistry, UnknownEventType
 from domain.roll_log import DiceRolled, DiceRollRefused, DiceSeedRevealed, KeptTable, RollLogOpened
 from domain.roll_logs import RollLogListed, table_log_of
+from tests.support.golden import assert_loads_to
 
 GOLDEN = Path(__file__).parent.parent / "golden" / "events"
 AT = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
@@ -92,13 +95,7 @@ SAMPLES: list[DomainEvent] = [
 @pytest.mark.parametrize("event", SAMPLES, ids=registry.topic)
 def test_the_golden_json_of_each_event_still_loads_to_the_same_event(event: DomainEvent) -> None:
     path = GOLDEN / f"{registry.topic(event)}.json"
-    current = json.loads(event.model_dump_json())
-    if not path.exists():
-        pytest.fail(
-            f"no golden file; create {path} with:\n{json.dumps(current, ensure_ascii=False)}"
-        )
-    stored = json.loads(path.read_text(encoding="utf-8"))
-    assert registry.decode(registry.topic(event), stored) == event
+    assert_loads_to(path, event)
 
 
 def test_a_v1_table_roll_reads_as_v2_and_still_verifies_from_the_seed() -> None:
@@ -129,7 +126,9 @@ def test_a_kept_tables_roll_names_it_loads_and_verifies_from_the_seed() -> None:
 
 
 def test_every_registered_event_type_has_a_golden_file() -> None:
-    topics = {path.stem for path in GOLDEN.glob("*.json")}
+    # A rule system's goldens live in its own folder (domain/rules/<id>/golden/events).
+    systems = Path(rules.__file__).parent.glob("*/golden/events/*.json")
+    topics = {path.stem for path in (*GOLDEN.glob("*.json"), *systems)}
     versions = {t.rpartition(".v")[0] for t in topics}
     assert set(registry.known_types()) <= versions
 

@@ -222,24 +222,12 @@ const PLAY_WORDS = {
     justNow: "直前の裁定", dieOf: "ダイス待ち：",
   },
 };
-const COMMAND_JA = {
-  RollInitiative: "イニシアチブを振る", Delay: "行動を遅らせる", Wait: "待機", Cleanup: "クリーンナップ",
-  SwapWeapons: "武器持ち替え", Move: "移動", DeclareAttack: "攻撃宣言", Reload: "リロード",
-  ForgoAction: "アクションを放棄", LendItem: "アイテムを貸す", AcceptLoan: "貸与を受ける",
-  DeclineLoan: "貸与を断る", SwapEquipment: "装備変更", UseItem: "アイテム使用",
-  TakeOtherAction: "その他の行動", AttackUnarmed: "素手攻撃", ThrowItem: "アイテムを投げる",
-  UseMovementSkill: "移動スキル使用", UseActiveSkill: "アクティブスキル使用",
-  UseCounterSkill: "カウンタースキル使用", Dodge: "回避", Guard: "ガード", TakeHit: "そのまま受ける",
-  Intercept: "かばう", GrantSituationModifier: "状況修正を与える（GM裁定）", InflictStatus: "状態異常を与える",
-  EndCombat: "戦闘終了", RevealSeed: "ダイスシード公開", ResolveSurprise: "不意打ちの判定（GM裁定）", RollCheck: "判定を振る",
-  RuleCheck: "判定の裁定（GM）", NameIdentification: "名前の識別", EndPhase: "フェイズ終了",
-  Declare: "行動宣言", DeclareFormation: "陣形宣言", Act: "行動する", DropDeclaration: "宣言を取り下げる",
-  RemoveStatus: "状態異常を解除", RollFirstMove: "先攻を決める", StartMove: "移動開始",
-  AdvanceMove: "移動を進める", Evade: "回避行動", ResolveAttack: "攻撃の裁定（GM）",
-  ApplyArmorEffect: "装甲への効果（GM裁定）", ImposeMoveLimit: "移動制限（GM裁定）",
-  DeclareVictory: "勝利宣言", EnterDie: "出目を入力", WithdrawAwaitedRoll: "待機中の判定を取り下げる",
-  JoinCombatant: "参加者を加える",
-};
+// Each command's name in English and Japanese, as its rule system declares it (served with
+// /playable: the page keeps no list of its own).
+let commandLabels = {};
+export function learnCommandWords(labels) {
+  commandLabels = labels || {};
+}
 const FIELD_WORDS = {
   en: { combatant_id: "Combatant", unit_id: "Unit", target: "Target", defender: "Defender", path: "Path" },
   ja: {
@@ -276,9 +264,10 @@ export function playWord(lang, key) {
   return (PLAY_WORDS[lang] || PLAY_WORDS.en)[key] || PLAY_WORDS.en[key] || t(lang, key);
 }
 
-/** A command's name for the table: Japanese from the list, English split from its name. */
+/** A command's name for the table: its rule system's label, else its name spelled out. */
 export function commandWord(lang, name) {
-  if (lang === "ja" && COMMAND_JA[name]) return COMMAND_JA[name];
+  const label = commandLabels[name];
+  if (label) return lang === "ja" ? label.ja : label.en;
   return name.replace(/([a-z])([A-Z])/g, "$1 $2");
 }
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from domain.rules.armor_knights import commands as cmd
 from domain.rules.armor_knights import events as ev
+from domain.rules.armor_knights.commands import DECLARED
 from domain.rules.armor_knights.events import Exclusive
 from domain.rules.armor_knights.run import Run
 from domain.rules.armor_knights.sheet import Action
@@ -71,6 +72,7 @@ def interrupt(run: Run, unit_id: str, starting: str) -> None:
         run.emit(ev.ActionInterrupted, said, unit=unit_id, action=action, lost_distance=left)
 
 
+@DECLARED.command(cmd.Reload, legal="reload", en="Reload", ja="リロード")
 def reload(run: Run, command: cmd.Reload) -> None:
     """AK-RLD-1: one loading weapon's load count drops by 1; one active point."""
     unit = run.state.unit(command.unit_id)
@@ -102,6 +104,7 @@ def reload(run: Run, command: cmd.Reload) -> None:
     )
 
 
+@DECLARED.command(cmd.SwapWeapons, legal="swap", en="Swap Weapons", ja="武器持ち替え")
 def swap_weapons(run: Run, command: cmd.SwapWeapons) -> None:
     """AK-SWP-1: stow or equip several weapons, one active point each (at least one).
 
@@ -139,6 +142,7 @@ def swap_weapons(run: Run, command: cmd.SwapWeapons) -> None:
     run.emit(ev.WeaponsSwapped, said, unit=unit.id, now_equipped=after, points_left=left, **moved)
 
 
+@DECLARED.command(cmd.Evade, legal="evade", en="Evade", ja="回避行動")
 def evade(run: Run, command: cmd.Evade) -> None:
     """AK-EXC-1: evade the top check (a response); what evading achieves, the GM rules."""
     unit = run.state.unit(command.unit_id)

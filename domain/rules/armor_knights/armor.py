@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from domain.rules.armor_knights import commands as cmd
 from domain.rules.armor_knights import condition_events as cev
+from domain.rules.armor_knights.commands import DECLARED
 from domain.rules.armor_knights.run import Run
 from domain.rules.armor_knights.state import AkUnit
 from domain.rules.armor_knights.victory import win
@@ -19,6 +20,9 @@ from domain.rules.outcome import Decision
 SHOT_DOWN_AT = -5
 
 
+@DECLARED.command(
+    cmd.ApplyArmorEffect, legal="any_time", en="Apply Armor Effect", ja="装甲への効果（GM裁定）"
+)
 def apply_armor_effect(run: Run, command: cmd.ApplyArmorEffect) -> None:
     """AK-ARM-1 (and AK-ARM-2): the GM applies an armour change with its numbers."""
     unit = run.state.unit(command.target, "AK-ARM-1")
@@ -96,6 +100,9 @@ def armor_after_turn(unit: AkUnit) -> dict[str, int]:
     return armor
 
 
+@DECLARED.command(
+    cmd.ImposeMoveLimit, legal="any_time", en="Impose Move Limit", ja="移動制限（GM裁定）"
+)
 def impose_move_limit(run: Run, command: cmd.ImposeMoveLimit) -> None:
     """AK-MOV-2: "move −X this turn" or "cannot move", recorded by the GM until turn end."""
     unit = run.state.unit(command.target, "AK-MOV-2")

@@ -10,6 +10,7 @@ from __future__ import annotations
 from domain.rules.armor_knights import commands as cmd
 from domain.rules.armor_knights import events as ev
 from domain.rules.armor_knights.actions import interrupt, is_response, points_left, require
+from domain.rules.armor_knights.commands import DECLARED
 from domain.rules.armor_knights.run import Run
 from domain.rules.armor_knights.sheet import BANDS, AkWeapon
 from domain.rules.armor_knights.state import AkState, AkUnit
@@ -29,6 +30,9 @@ def distance_rank(state: AkState, attacker: AkUnit, target: AkUnit) -> int:
     return FAR + attacker.cell.f_distance(target.cell)
 
 
+@DECLARED.command(
+    cmd.DeclareAttack, legal=("act", "counter_attack"), en="Declare Attack", ja="攻撃宣言"
+)
 def declare_attack(run: Run, command: cmd.DeclareAttack) -> None:
     """AK-ORD-1: spend the point, start the reload, push the check; AK-OOR-1 aims first."""
     state = run.state
@@ -124,6 +128,7 @@ def _aim(run: Run, unit: AkUnit, weapon: AkWeapon, f_distance: int) -> bool:
     return ok
 
 
+@DECLARED.command(cmd.ResolveAttack, legal="ruling", en="Resolve Attack", ja="攻撃の裁定（GM）")
 def resolve_attack(run: Run, command: cmd.ResolveAttack) -> None:
     """AK-ORD-1: the top check resolves first; the GM rules whether it hit."""
     top = run.state.checks[-1]

@@ -6,14 +6,35 @@ Each class is declared once: the domain reads it, and the HTTP API serves it as 
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Literal, get_args
 
 from pydantic import AfterValidator, BeforeValidator, Field
 
 from domain.campaign.bounds import LIST, SQUARES, Figure, Id, Name, Penalty, Said, Turns
 from domain.rules.armor_knights.sheet import Band, Cell
 from domain.rules.armor_knights.state import Lasts, Mode, MStep
+from domain.rules.declare import Declarations
 from domain.rules.ruleset import Command, example
+
+if TYPE_CHECKING:
+    from domain.rules.armor_knights.run import Run
+
+Step = Literal[
+    "any_time",  # the GM's, whenever the fight runs
+    "first_move",  # AK-TURN-2: the GM rolls who moves first
+    "act",  # AK-TURN-1: the acting unit's phase
+    "moving",  # AK-MOV: a move under way goes on
+    "reload",  # AK-RLD: with the reload skill and a weapon to load
+    "swap",  # AK-SWP-1: with the swap skill
+    "end_phase",  # AK-TURN-3: the acting unit ends its phase
+    "counter_attack",  # AK-ORD-1: a unit with counter-attack answers (a check, a move)
+    "evade",  # AK-ORD-1: the target evades the top check (once)
+    "response_move",  # AK-ORD-1: the target answers with an emergency move
+    "ruling",  # AK-ORD-1: the GM rules the top check
+]
+"""Where the procedure (procedure.py) awaits a command: a declaration names its step(s)."""
+
+DECLARED: Declarations[Run, Step] = Declarations(get_args(Step))
 
 
 class FieldCell(Cell):
@@ -37,7 +58,7 @@ def _plain(cell: FieldCell) -> Cell:
 NamedCell = Annotated[FieldCell, BeforeValidator(_fields), AfterValidator(_plain)]
 
 
-class _Acting(Command):
+class Acting(Command):
     """A command issued for one unit (by its controller, or by the GM)."""
 
     unit_id: Id = Field(description="The unit this command acts for.")
@@ -54,7 +75,7 @@ class RollFirstMove(Command):
     command_type = "RollFirstMove"
 
 
-class DeclareAttack(_Acting):
+class DeclareAttack(Acting):
     """AK-ORD-1: attack the opponent with an equipped weapon; `aim` = AK-OOR-1 aim check."""
 
     model_config = example(unit_id="red", weapon="rifle", aim=False)
@@ -63,7 +84,7 @@ class DeclareAttack(_Acting):
     aim: bool = False
 
 
-class StartMove(_Acting):
+class StartMove(Acting):
     """AK-MOV-1/2/3: a move along M steps (closer/farther) or F steps (cells, in order).
 
     `fixed` names one of the sheet's fixed moves (AK-MOV-2); None is a normal move.
@@ -79,7 +100,7 @@ class StartMove(_Acting):
     entry_band: Band | None = None
 
 
-class AdvanceMove(_Acting):
+class AdvanceMove(Acting):
     """AK-EXC-1: carry the move in progress on by `steps` (the opponent may answer between)."""
 
     model_config = example(unit_id="red", steps=2)
@@ -87,14 +108,14 @@ class AdvanceMove(_Acting):
     steps: Turns = 1
 
 
-class Evade(_Acting):
+class Evade(Acting):
     """AK-EXC-1: evade the attack at the top of the stack (a response; the GM rules its effect)."""
 
     model_config = example(unit_id="blue")
     command_type = "Evade"
 
 
-class Reload(_Acting):
+class Reload(Acting):
     """AK-RLD-1: lower one loading weapon's load count by 1 (an active action)."""
 
     model_config = example(unit_id="red", weapon="cannon")
@@ -102,7 +123,7 @@ class Reload(_Acting):
     weapon: Name
 
 
-class SwapWeapons(_Acting):
+class SwapWeapons(Acting):
     """AK-SWP-1: stow several equipped weapons, or equip several stowed ones."""
 
     model_config = example(unit_id="blue", direction="equip", weapons=["blade"])
@@ -111,7 +132,7 @@ class SwapWeapons(_Acting):
     weapons: tuple[Name, ...] = Field(min_length=1, max_length=LIST)
 
 
-class EndPhase(_Acting):
+class EndPhase(Acting):
     """AK-TURN-1/3: the acting unit ends its phase (a move still under way is lost)."""
 
     model_config = example(unit_id="red")
@@ -165,19 +186,3 @@ class DeclareVictory(Command):
     command_type = "DeclareVictory"
     side: Id
     reason: Said
-
-
-COMMANDS: tuple[type[Command], ...] = (
-    RollFirstMove,
-    DeclareAttack,
-    StartMove,
-    AdvanceMove,
-    Evade,
-    Reload,
-    SwapWeapons,
-    EndPhase,
-    ResolveAttack,
-    ApplyArmorEffect,
-    ImposeMoveLimit,
-    DeclareVictory,
-)

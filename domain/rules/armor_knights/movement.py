@@ -10,6 +10,7 @@ from __future__ import annotations
 from domain.rules.armor_knights import commands as cmd
 from domain.rules.armor_knights import events as ev
 from domain.rules.armor_knights.actions import interrupt, is_response, points_left, require
+from domain.rules.armor_knights.commands import DECLARED
 from domain.rules.armor_knights.run import Run
 from domain.rules.armor_knights.sheet import BANDS, Band, Cell
 from domain.rules.armor_knights.state import AkState, AkUnit, MoveInProgress
@@ -20,6 +21,7 @@ from domain.rules.outcome import Decision
 _CLOSE: tuple[Band, ...] = ("near", "mid")  # AK-MOV-2: △F may not leave a map at these
 
 
+@DECLARED.command(cmd.StartMove, legal=("act", "response_move"), en="Start Move", ja="移動開始")
 def start_move(run: Run, command: cmd.StartMove) -> None:
     """Declare a move: check kind, scope and distance; spend the point; interrupt (AK-EXC-1)."""
     state = run.state
@@ -114,6 +116,7 @@ def _fixed(
     return ("AK-MOV-2", "AK-DST-1")
 
 
+@DECLARED.command(cmd.AdvanceMove, legal="moving", en="Advance Move", ja="移動を進める")
 def advance_move(run: Run, command: cmd.AdvanceMove) -> None:
     """AK-MOV-1: carry the move in progress on by some steps."""
     unit = run.state.unit(command.unit_id)

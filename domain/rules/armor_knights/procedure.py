@@ -11,9 +11,14 @@ from __future__ import annotations
 
 from domain.frozen import last_answer
 from domain.rules.armor_knights import commands as cmd
+from domain.rules.armor_knights.commands import Step
 from domain.rules.armor_knights.state import AkState, AkUnit
 from domain.rules.errors import RuleViolation
 from domain.rules.ruleset import Command, LegalCommand, ProcedurePoint
+
+# Which commands each step awaits is declared on their handlers (`legal=`, commands.py Step):
+# the procedure below says who may issue them, and when the step is reached.
+_awaited = cmd.DECLARED.awaited_in
 
 
 def procedure(state: AkState) -> ProcedurePoint:
@@ -38,25 +43,25 @@ def legal_commands(state: AkState) -> list[LegalCommand]:
     """Every command legal now, and who may issue it."""
     if state.phase == "over":
         return []
-    table = [_gm(cmd.ApplyArmorEffect), _gm(cmd.ImposeMoveLimit), _gm(cmd.DeclareVictory)]
+    table = _gm("any_time")
     acting = state.acting
     if acting is None:
-        return [_gm(cmd.RollFirstMove), *table]
+        return [*_gm("first_move"), *table]
     if state.checks:
         target = state.combatants[state.checks[-1].target]
-        return [*_responses(state, target), _gm(cmd.ResolveAttack), *table]
+        return [*_responses(state, target), *_gm("ruling"), *table]
     unit = state.combatants[acting]
-    legal = [_by(cmd.DeclareAttack, acting), _by(cmd.StartMove, acting)]
+    legal = _by("act", acting)
     if unit.moving is not None:
-        legal.append(_by(cmd.AdvanceMove, acting))
+        legal += _by("moving", acting)
         other = state.opponent(acting)
         if other.response_points > 0 and other.sheet.has("counter_attack"):
-            legal.append(_by(cmd.DeclareAttack, other.id))  # answering the move under way
+            legal += _by("counter_attack", other.id)  # answering the move under way
     if unit.sheet.has("reload") and unit.loads:
-        legal.append(_by(cmd.Reload, acting))
+        legal += _by("reload", acting)
     if unit.sheet.has("swap"):  # AK-SWP-1: a combat skill, offered only once acquired
-        legal.append(_by(cmd.SwapWeapons, acting))
-    return [*legal, _by(cmd.EndPhase, acting), *table]
+        legal += _by("swap", acting)
+    return [*legal, *_by("end_phase", acting), *table]
 
 
 def _responses(state: AkState, target: AkUnit) -> list[LegalCommand]:
@@ -65,21 +70,26 @@ def _responses(state: AkState, target: AkUnit) -> list[LegalCommand]:
         return []
     legal = []
     if target.sheet.has("counter_attack"):
-        legal.append(_by(cmd.DeclareAttack, target.id))
+        legal += _by("counter_attack", target.id)
     if target.sheet.has("evade") and not state.checks[-1].evading:
-        legal.append(_by(cmd.Evade, target.id))
+        legal += _by("evade", target.id)
     responsive = any(f.timing == "response" for f in target.sheet.fixed_moves)
     if target.sheet.has("response_move") or responsive:
-        legal.append(_by(cmd.StartMove, target.id))
+        legal += _by("response_move", target.id)
     return legal
 
 
-def _gm(command: type[Command]) -> LegalCommand:
-    return LegalCommand(command=command.command_type, issuer="gm")
+def _gm(step: Step) -> list[LegalCommand]:
+    """The GM's commands of this step."""
+    return [LegalCommand(command=c.command_type, issuer="gm") for c in _awaited(step)]
 
 
-def _by(command: type[Command], unit: str) -> LegalCommand:
-    return LegalCommand(command=command.command_type, issuer="controller", combatant=unit)
+def _by(step: Step, unit: str) -> list[LegalCommand]:
+    """The commands of this step, for the unit's controller."""
+    return [
+        LegalCommand(command=c.command_type, issuer="controller", combatant=unit)
+        for c in _awaited(step)
+    ]
 
 
 def refusal(state: AkState, command: Command) -> RuleViolation | None:

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Mapping
 
 from pydantic import BaseModel
 
@@ -17,6 +16,7 @@ from domain.rules.armor_knights.procedure import legal_commands, procedure, refu
 from domain.rules.armor_knights.run import Run
 from domain.rules.armor_knights.sheet import AkMap, AkSheet
 from domain.rules.armor_knights.state import AkState
+from domain.rules.declare import commands_of, handlers_of, labels_of
 from domain.rules.errors import RuleViolation
 from domain.rules.log import LogLines
 from domain.rules.records import Dice
@@ -24,27 +24,15 @@ from domain.rules.ruleset import (
     Command,
     CommandContext,
     Entrant,
+    Labels,
     LegalCommand,
     LogLine,
     ProcedurePoint,
 )
 
-Handler = Callable[[Run, Any], None]
-
-_HANDLERS: dict[type[Command], Handler] = {
-    cmd.RollFirstMove: lambda run, _: turn.roll_first_move(run),
-    cmd.DeclareAttack: attack.declare_attack,
-    cmd.StartMove: movement.start_move,
-    cmd.AdvanceMove: movement.advance_move,
-    cmd.Evade: actions.evade,
-    cmd.Reload: actions.reload,
-    cmd.SwapWeapons: actions.swap_weapons,
-    cmd.EndPhase: turn.end_phase,
-    cmd.ResolveAttack: attack.resolve_attack,
-    cmd.ApplyArmorEffect: armor.apply_armor_effect,
-    cmd.ImposeMoveLimit: armor.impose_move_limit,
-    cmd.DeclareVictory: victory.declare_victory,
-}
+# Every command, declared on its handler in the modules named here (domain/rules/declare.py).
+DECLARED = cmd.DECLARED.sealed(actions, armor, attack, movement, turn, victory)
+_HANDLERS = handlers_of(DECLARED)
 
 
 # Every ak. fact carries its own summary_en/summary_ja: no renderer needed.
@@ -61,7 +49,8 @@ class ArmorKnights:
     map_model: type[BaseModel] = AkMap
     sheet_model: type[BaseModel] = AkSheet
     state_model: type[BaseModel] = AkState
-    commands: tuple[type[Command], ...] = cmd.COMMANDS
+    commands: tuple[type[Command], ...] = commands_of(DECLARED)
+    labels: Mapping[str, Labels] = labels_of(DECLARED)
     body_prefix = "Ak"
 
     def initial_state(self, options: JsonObject, battle_map: JsonObject) -> AkState:

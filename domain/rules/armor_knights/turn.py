@@ -9,11 +9,18 @@ from __future__ import annotations
 from domain.rules.armor_knights import commands as cmd
 from domain.rules.armor_knights import events as ev
 from domain.rules.armor_knights.armor import armor_after_turn
+from domain.rules.armor_knights.commands import DECLARED
 from domain.rules.armor_knights.run import Run
 from domain.rules.armor_knights.state import AkUnit
 from domain.rules.armor_knights.victory import check_first_move_totals
 from domain.rules.errors import RuleViolation
 from domain.rules.outcome import Decision, Scalar
+
+
+@DECLARED.command(cmd.RollFirstMove, legal="first_move", en="Roll First Move", ja="先攻を決める")
+def first_move_called(run: Run, command: cmd.RollFirstMove) -> None:
+    """AK-TURN-2: the GM starts the fight (the command has nothing more to say)."""
+    roll_first_move(run)
 
 
 def roll_first_move(run: Run) -> None:
@@ -57,6 +64,7 @@ def roll_first_move(run: Run) -> None:
     check_first_move_totals(run)
 
 
+@DECLARED.command(cmd.EndPhase, legal="end_phase", en="End Phase", ja="フェイズ終了")
 def end_phase(run: Run, command: cmd.EndPhase) -> None:
     """AK-TURN-3: own active points and the opponent's response points are restored."""
     unit = run.state.unit(command.unit_id)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from domain.rules.armor_knights import commands as cmd
 from domain.rules.armor_knights import condition_events as cev
+from domain.rules.armor_knights.commands import DECLARED
 from domain.rules.armor_knights.run import Run, Said
 from domain.rules.errors import RuleViolation
 from domain.rules.outcome import Decision
@@ -52,6 +53,7 @@ def check_first_move_totals(run: Run) -> None:
         win(run, sides[0], "first_move_total", said)
 
 
+@DECLARED.command(cmd.DeclareVictory, legal="any_time", en="Declare Victory", ja="勝利宣言")
 def declare_victory(run: Run, command: cmd.DeclareVictory) -> None:
     """AK-WIN-1: a situational condition, recorded by the GM."""
     sides = {u.side for u in run.state.combatants.values()}

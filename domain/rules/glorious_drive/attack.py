@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from domain.rules.errors import RuleViolation
 from domain.rules.glorious_drive import commands as cmd
 from domain.rules.glorious_drive import events as ev
+from domain.rules.glorious_drive.commands import DECLARED
 from domain.rules.glorious_drive.main_steps import occupied_by_others
 from domain.rules.glorious_drive.position import Position, distance
 from domain.rules.glorious_drive.reaction import finish_if_settled, hit_without_reaction
@@ -23,6 +24,7 @@ from domain.rules.glorious_drive.targeting import can_target_point, check_target
 from domain.rules.outcome import Decision, Value
 
 
+@DECLARED.command(cmd.DeclareAttack, legal="action", en="Declare Attack", ja="攻撃宣言")
 def declare_attack(run: Run, command: cmd.DeclareAttack) -> None:
     """GD-MAIN-5 A: check weapon, ammunition and target; record the attack and await reactions."""
     attacker = run.state.combatant(command.combatant_id)
@@ -59,6 +61,7 @@ UNARMED_RANGE = 1  # GD-MAIN-6: silent on range; an adjacent square, or the same
 UNARMED = "unarmed"
 
 
+@DECLARED.command(cmd.AttackUnarmed, legal="action", en="Attack Unarmed", ja="素手攻撃")
 def attack_unarmed(run: Run, command: cmd.AttackUnarmed) -> None:
     """GD-MAIN-6: physical attack and melee hit without the weapon's contribution."""
     attacker = run.state.combatant(command.combatant_id)
@@ -83,6 +86,7 @@ def attack_unarmed(run: Run, command: cmd.AttackUnarmed) -> None:
     )
 
 
+@DECLARED.command(cmd.ThrowItem, legal="action", en="Throw Item", ja="アイテムを投げる")
 def throw_item(run: Run, command: cmd.ThrowItem) -> None:
     """GD-MAIN-7: ranged hit without the weapon's contribution; the item's physical attack."""
     thrower = run.state.combatant(command.combatant_id)
@@ -253,6 +257,12 @@ def _targeting(
     )
 
 
+@DECLARED.command(
+    cmd.GrantSituationModifier,
+    legal="situation",
+    en="Grant Situation Modifier",
+    ja="状況修正を与える（GM裁定）",
+)
 def grant_situation_modifier(run: Run, command: cmd.GrantSituationModifier) -> None:
     """GD-DMG-4: the GM's extra damage against one defender still to react."""
     attack = run.state.pending

@@ -3,20 +3,51 @@
 Each class is declared once: the domain reads it, and the HTTP API serves it as the body of
 `POST /v1/encounters/{id}/commands` (its docstring, bounds and example are the schema's).
 Every number a client sends is bounded (domain/campaign/bounds.py); stored events are not.
+Its handler declares the rest (`DECLARED.command`: where the procedure awaits it, its labels);
+the order written here is the order of the bodies and of the commands a step awaits.
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Literal, get_args
 
 from pydantic import AfterValidator, BeforeValidator, Field
 
 from domain.campaign.bounds import LIST, Coordinate, Figure, Id, Name, Percent, Said, Text, Turns
+from domain.rules.declare import Declarations
 from domain.rules.errors import RuleViolation
 from domain.rules.glorious_drive.position import Position
 from domain.rules.glorious_drive.sheet import CheckStat
 from domain.rules.glorious_drive.situation import SituationGrade
 from domain.rules.ruleset import Command, example
+
+if TYPE_CHECKING:
+    from domain.rules.glorious_drive.run import Run
+
+Step = Literal[
+    "initiative",  # GD-INIT-1: the GM starts a turn
+    "any_time",  # the GM's, whenever the fight runs
+    "start_of_phase",  # GD-MAIN-1/2, GD-INIT-3: before the character goes on
+    "delay",  # GD-INIT-3: only with someone after it
+    "cleanup",  # GD-MAIN-2 (a fainted character's only one, GD-INJ-1)
+    "weapon_swap",  # GD-MAIN-3
+    "move",  # GD-MAIN-4 A
+    "movement_skill",  # GD-MAIN-4 B: with a movement skill, in the swap or move step
+    "active_skill",  # GD-MAIN-5 B: with an active skill, the action not spent
+    "action",  # GD-MAIN-5 A-F: the action step (a step accepts later steps' commands)
+    "action_spent",  # GD-MAIN-5 C: what a borrower who spent its action may still do
+    "other_action",  # GD-MAIN-5 F: the GM's, for the acting character
+    "loan",  # GD-MAIN-5 C: the borrower's consent
+    "reaction",  # GD-REACT: every defender of the pending attack
+    "guard",  # GD-REACT-4: a defender whose main weapon has a cut
+    "counter",  # GD-REACT-2: a defender with a counter skill
+    "reaction_item",  # GD-MAIN-8: a defender with a reaction item
+    "intercept",  # GD-REACT-3: whoever the attack passes across
+    "situation",  # GD-DMG-4: the GM, while the attack is pending
+]
+"""Where the procedure (procedure.py) awaits a command: a declaration names its step(s)."""
+
+DECLARED: Declarations[Run, Step] = Declarations(get_args(Step))
 
 
 class Square(Position):
@@ -41,7 +72,7 @@ def _plain(square: Square) -> Position:
 NamedSquare = Annotated[Square, BeforeValidator(_fields), AfterValidator(_plain)]
 
 
-class _Acting(Command):
+class Acting(Command):
     """A command issued for one combatant (by its controller, or by the GM)."""
 
     combatant_id: Id = Field(description="The combatant this command acts for.")
@@ -58,7 +89,7 @@ class RollInitiative(Command):
     command_type = "RollInitiative"
 
 
-class Delay(_Acting):
+class Delay(Acting):
     """GD-INIT-3: act right after `after` instead (never earlier)."""
 
     model_config = example(combatant_id="ace", after="grunt-1")
@@ -66,28 +97,28 @@ class Delay(_Acting):
     after: Id
 
 
-class Wait(_Acting):
+class Wait(Acting):
     """GD-MAIN-1: take no step at all this turn."""
 
     model_config = example(combatant_id="ace")
     command_type = "Wait"
 
 
-class Cleanup(_Acting):
+class Cleanup(Acting):
     """GD-MAIN-2: run the cleanup step (status expiry and recovery, faint recovery)."""
 
     model_config = example(combatant_id="ace")
     command_type = "Cleanup"
 
 
-class SwapWeapons(_Acting):
+class SwapWeapons(Acting):
     """GD-MAIN-3: swap main and sub weapon."""
 
     model_config = example(combatant_id="ace")
     command_type = "SwapWeapons"
 
 
-class Move(_Acting):
+class Move(Acting):
     """GD-MAIN-4 A: enter these squares in order (the start square is not listed)."""
 
     model_config = example(combatant_id="ace", path=[{"x": 2, "y": 1}, {"x": 3, "y": 1}])
@@ -95,7 +126,7 @@ class Move(_Acting):
     path: tuple[NamedSquare, ...] = Field(min_length=1, max_length=1_000)
 
 
-class DeclareAttack(_Acting):
+class DeclareAttack(Acting):
     """GD-MAIN-5 A: attack a combatant, or a target point with an area weapon."""
 
     model_config = example(combatant_id="ace", target="grunt-1")
@@ -104,84 +135,7 @@ class DeclareAttack(_Acting):
     point: NamedSquare | None = None
 
 
-class Reload(_Acting):
-    """GD-MAIN-5 E / GD-RLD: one reload action on a weapon (default: the main weapon)."""
-
-    model_config = example(combatant_id="ace", weapon="rifle")
-    command_type = "Reload"
-    weapon: Name | None = None
-
-
-class ForgoAction(_Acting):
-    """GD-MAIN-5: end the action step with no action (a GM-judged one is TakeOtherAction)."""
-
-    model_config = example(combatant_id="ace", note="様子を見る")
-    command_type = "ForgoAction"
-    note: Text = ""
-
-
-def named(value: str | None, rule_id: str, what: str) -> str:
-    """A name the command must give (optional in the schema, like DeclareAttack's target)."""
-    if not value:
-        raise RuleViolation(rule_id, f"name the {what}")
-    return value
-
-
-class LendItem(_Acting):
-    """GD-MAIN-5 C: offer a general item to an adjacent ally; the borrower must consent."""
-
-    model_config = example(combatant_id="ace", item="救急キット", borrower="wing")
-    command_type = "LendItem"
-    item: Name | None = None
-    borrower: Id | None = None
-
-
-class AcceptLoan(_Acting):
-    """GD-MAIN-5 C: the borrower (or the GM recording its consent) takes the offered item."""
-
-    model_config = example(combatant_id="wing")
-    command_type = "AcceptLoan"
-
-
-class DeclineLoan(_Acting):
-    """GD-MAIN-5 C: the borrower refuses the offered item; the lender chooses another action."""
-
-    model_config = example(combatant_id="wing")
-    command_type = "DeclineLoan"
-
-
-class SwapEquipment(_Acting):
-    """GD-MAIN-5 C: swap carried items and equipment (never the main weapon)."""
-
-    model_config = example(combatant_id="ace", equip=["暗視ゴーグル"], unequip=["通信機"])
-    command_type = "SwapEquipment"
-    equip: tuple[Name, ...] = Field(default=(), max_length=LIST)
-    unequip: tuple[Name, ...] = Field(default=(), max_length=LIST)
-
-
-class UseItem(_Acting):
-    """GD-MAIN-5 D / GD-MAIN-8: use an item at its timing; its effect is the GM's to apply."""
-
-    model_config = example(combatant_id="ace", item="スモーク", note="視界遮断")
-    command_type = "UseItem"
-    item: Name | None = None
-    negates_hit: bool = False
-    note: Text = ""
-
-
-class TakeOtherAction(_Acting):
-    """GD-MAIN-5 F (GM): an action doable in 10 s, with the check the GM calls for, if any."""
-
-    model_config = example(
-        combatant_id="ace", action="扉をこじ開ける", check_stat="phys_atk", difficulty=120
-    )
-    command_type = "TakeOtherAction"
-    action: Said | None = None
-    check_stat: CheckStat | None = None
-    difficulty: Figure | None = None
-
-
-class AttackUnarmed(_Acting):
+class AttackUnarmed(Acting):
     """GD-MAIN-6: attack with no main weapon, or bash with a ranged main weapon."""
 
     model_config = example(combatant_id="ace", target="grunt-1")
@@ -189,7 +143,7 @@ class AttackUnarmed(_Acting):
     target: Id | None = None
 
 
-class ThrowItem(_Acting):
+class ThrowItem(Acting):
     """GD-MAIN-7: throw a carried item (or, by the GM, a nearby one) at a combatant.
 
     `item_attack` is the GM's: the physical attack of a nearby item, or a carried item's
@@ -203,7 +157,84 @@ class ThrowItem(_Acting):
     item_attack: Figure | None = Field(default=None, ge=0)
 
 
-class UseMovementSkill(_Acting):
+def named(value: str | None, rule_id: str, what: str) -> str:
+    """A name the command must give (optional in the schema, like DeclareAttack's target)."""
+    if not value:
+        raise RuleViolation(rule_id, f"name the {what}")
+    return value
+
+
+class LendItem(Acting):
+    """GD-MAIN-5 C: offer a general item to an adjacent ally; the borrower must consent."""
+
+    model_config = example(combatant_id="ace", item="救急キット", borrower="wing")
+    command_type = "LendItem"
+    item: Name | None = None
+    borrower: Id | None = None
+
+
+class AcceptLoan(Acting):
+    """GD-MAIN-5 C: the borrower (or the GM recording its consent) takes the offered item."""
+
+    model_config = example(combatant_id="wing")
+    command_type = "AcceptLoan"
+
+
+class DeclineLoan(Acting):
+    """GD-MAIN-5 C: the borrower refuses the offered item; the lender chooses another action."""
+
+    model_config = example(combatant_id="wing")
+    command_type = "DeclineLoan"
+
+
+class SwapEquipment(Acting):
+    """GD-MAIN-5 C: swap carried items and equipment (never the main weapon)."""
+
+    model_config = example(combatant_id="ace", equip=["暗視ゴーグル"], unequip=["通信機"])
+    command_type = "SwapEquipment"
+    equip: tuple[Name, ...] = Field(default=(), max_length=LIST)
+    unequip: tuple[Name, ...] = Field(default=(), max_length=LIST)
+
+
+class UseItem(Acting):
+    """GD-MAIN-5 D / GD-MAIN-8: use an item at its timing; its effect is the GM's to apply."""
+
+    model_config = example(combatant_id="ace", item="スモーク", note="視界遮断")
+    command_type = "UseItem"
+    item: Name | None = None
+    negates_hit: bool = False
+    note: Text = ""
+
+
+class Reload(Acting):
+    """GD-MAIN-5 E / GD-RLD: one reload action on a weapon (default: the main weapon)."""
+
+    model_config = example(combatant_id="ace", weapon="rifle")
+    command_type = "Reload"
+    weapon: Name | None = None
+
+
+class ForgoAction(Acting):
+    """GD-MAIN-5: end the action step with no action (a GM-judged one is TakeOtherAction)."""
+
+    model_config = example(combatant_id="ace", note="様子を見る")
+    command_type = "ForgoAction"
+    note: Text = ""
+
+
+class TakeOtherAction(Acting):
+    """GD-MAIN-5 F (GM): an action doable in 10 s, with the check the GM calls for, if any."""
+
+    model_config = example(
+        combatant_id="ace", action="扉をこじ開ける", check_stat="phys_atk", difficulty=120
+    )
+    command_type = "TakeOtherAction"
+    action: Said | None = None
+    check_stat: CheckStat | None = None
+    difficulty: Figure | None = None
+
+
+class UseMovementSkill(Acting):
     """GD-MAIN-4 B: one movement skill (移動行動スキル) instead of a normal move."""
 
     model_config = example(
@@ -215,7 +246,7 @@ class UseMovementSkill(_Acting):
     note: Text = ""
 
 
-class UseActiveSkill(_Acting):
+class UseActiveSkill(Acting):
     """GD-MAIN-5 B: one active skill as the action; its effect is the GM's to apply."""
 
     model_config = example(combatant_id="ace", skill="照準補正")
@@ -224,7 +255,7 @@ class UseActiveSkill(_Acting):
     note: Text = ""
 
 
-class UseCounterSkill(_Acting):
+class UseCounterSkill(Acting):
     """GD-REACT-2: a counter skill as the reaction; only the GM may rule that it stops the hit."""
 
     model_config = example(combatant_id="ace", skill="カウンター")
@@ -234,28 +265,28 @@ class UseCounterSkill(_Acting):
     note: Text = ""
 
 
-class Dodge(_Acting):
+class Dodge(Acting):
     """GD-REACT-1: hit + 1D100 against evasion + 1D100."""
 
     model_config = example(combatant_id="ace")
     command_type = "Dodge"
 
 
-class Guard(_Acting):
+class Guard(Acting):
     """GD-REACT-4: pay the main weapon's guard cost; its cut reduces the damage."""
 
     model_config = example(combatant_id="ace")
     command_type = "Guard"
 
 
-class TakeHit(_Acting):
+class TakeHit(Acting):
     """GD-REACT-5: no reaction (待機); the attack hits."""
 
     model_config = example(combatant_id="ace")
     command_type = "TakeHit"
 
 
-class Intercept(_Acting):
+class Intercept(Acting):
     """GD-REACT-3: take the attack aimed across this combatant at `target` (GD-REACT-4: guard)."""
 
     model_config = example(combatant_id="ace", target="wing", guard=True)
@@ -297,34 +328,3 @@ class EndCombat(Command):
     command_type = "EndCombat"
     clause: Literal["GD-END-1", "GD-END-2", "GD-END-3"]
     reason: Said
-
-
-COMMANDS: tuple[type[Command], ...] = (
-    RollInitiative,
-    Delay,
-    Wait,
-    Cleanup,
-    SwapWeapons,
-    Move,
-    DeclareAttack,
-    Reload,
-    ForgoAction,
-    LendItem,
-    AcceptLoan,
-    DeclineLoan,
-    SwapEquipment,
-    UseItem,
-    TakeOtherAction,
-    AttackUnarmed,
-    ThrowItem,
-    UseMovementSkill,
-    UseActiveSkill,
-    UseCounterSkill,
-    Dodge,
-    Guard,
-    TakeHit,
-    Intercept,
-    GrantSituationModifier,
-    InflictStatus,
-    EndCombat,
-)

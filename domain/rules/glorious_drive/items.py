@@ -14,6 +14,7 @@ from domain.rules.errors import RuleViolation
 from domain.rules.glorious_drive import commands as cmd
 from domain.rules.glorious_drive import events as ev
 from domain.rules.glorious_drive.checks import general_check
+from domain.rules.glorious_drive.commands import DECLARED
 from domain.rules.glorious_drive.position import distance
 from domain.rules.glorious_drive.reaction import finish_if_settled, hit_after_reaction
 from domain.rules.glorious_drive.run import Run
@@ -24,6 +25,7 @@ from domain.rules.outcome import Decision
 ADJACENT = 1  # GD-MAIN-5 C 隣接スクエア: orthogonally next to, or the same square (GD-SQ-1)
 
 
+@DECLARED.command(cmd.LendItem, legal="action", en="Lend Item", ja="アイテムを貸す")
 def lend_item(run: Run, command: cmd.LendItem) -> None:
     """GD-MAIN-5 C: offer a general item to an adjacent ally who can still spend its step."""
     state = run.state
@@ -67,6 +69,7 @@ def _has_action_step_left(state: GdState, cid: str) -> bool:
     return cid in later and combatant.can_react and cid not in state.actions_spent
 
 
+@DECLARED.command(cmd.AcceptLoan, legal="loan", en="Accept Loan", ja="貸与を受ける")
 def accept_loan(run: Run, command: cmd.AcceptLoan) -> None:
     """GD-MAIN-5 C: consent given; the item changes hands and both action steps are spent."""
     loan = _loan(run, command.combatant_id)
@@ -86,6 +89,7 @@ def accept_loan(run: Run, command: cmd.AcceptLoan) -> None:
     run.end_main_action(loan.lender)
 
 
+@DECLARED.command(cmd.DeclineLoan, legal="loan", en="Decline Loan", ja="貸与を断る")
 def decline_loan(run: Run, command: cmd.DeclineLoan) -> None:
     """GD-MAIN-5 C: no consent, no loan; the lender's action step is still open."""
     loan = _loan(run, command.combatant_id)
@@ -99,6 +103,7 @@ def _loan(run: Run, borrower: str) -> PendingLoan:
     return loan
 
 
+@DECLARED.command(cmd.SwapEquipment, legal="action", en="Swap Equipment", ja="装備変更")
 def swap_equipment(run: Run, command: cmd.SwapEquipment) -> None:
     """GD-MAIN-5 C: carried ↔ equipped, items and the sub weapon, never the main weapon."""
     who = run.state.combatant(command.combatant_id)
@@ -142,6 +147,7 @@ def swap_equipment(run: Run, command: cmd.SwapEquipment) -> None:
     run.end_main_action(who.id)
 
 
+@DECLARED.command(cmd.UseItem, legal=("action", "reaction_item"), en="Use Item", ja="アイテム使用")
 def use_item(run: Run, command: cmd.UseItem) -> None:
     """GD-MAIN-5 D / GD-MAIN-8: an item at its own timing; the GM applies its rules text."""
     user = run.state.combatant(command.combatant_id)
@@ -199,6 +205,9 @@ def _item_effect(
     )
 
 
+@DECLARED.command(
+    cmd.TakeOtherAction, legal="other_action", en="Take Other Action", ja="その他の行動"
+)
 def take_other_action(run: Run, command: cmd.TakeOtherAction) -> None:
     """GD-MAIN-5 F / GD-CHK-1: the GM judges it doable in 10 s and may call for a check."""
     who = run.state.combatant(command.combatant_id)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from domain.rules.errors import RuleViolation
 from domain.rules.glorious_drive import commands as cmd
 from domain.rules.glorious_drive import events as ev
+from domain.rules.glorious_drive.commands import DECLARED
 from domain.rules.glorious_drive.movement import check_path
 from domain.rules.glorious_drive.occupancy import occupied_squares
 from domain.rules.glorious_drive.position import Position
@@ -14,6 +15,7 @@ from domain.rules.glorious_drive.state import GdCombatant, GdState
 from domain.rules.outcome import Decision
 
 
+@DECLARED.command(cmd.SwapWeapons, legal="weapon_swap", en="Swap Weapons", ja="武器持ち替え")
 def swap_weapons(run: Run, command: cmd.SwapWeapons) -> None:
     """GD-MAIN-3: main and sub weapon change places."""
     combatant = run.state.combatant(command.combatant_id)
@@ -27,6 +29,7 @@ def swap_weapons(run: Run, command: cmd.SwapWeapons) -> None:
     )
 
 
+@DECLARED.command(cmd.Move, legal="move", en="Move", ja="移動")
 def move(run: Run, command: cmd.Move) -> None:
     """GD-MAIN-4 A / GD-RNG-4/5 / GD-SQ-3: a path within `move`, around occupied squares."""
     mover = run.state.combatant(command.combatant_id)
@@ -56,6 +59,7 @@ def _body(combatant: GdCombatant, state: GdState) -> frozenset[Position]:
     return occupied_squares(combatant.position, sheet.size, sheet.body, state.options)
 
 
+@DECLARED.command(cmd.Reload, legal="action", en="Reload", ja="リロード")
 def reload(run: Run, command: cmd.Reload) -> None:
     """GD-MAIN-5 E / GD-RLD-2/3: one reload action; the t-th refills to n."""
     combatant = run.state.combatant(command.combatant_id)
@@ -92,6 +96,9 @@ def reload(run: Run, command: cmd.Reload) -> None:
     run.end_main_action(combatant.id)
 
 
+@DECLARED.command(
+    cmd.ForgoAction, legal=("action", "action_spent"), en="Forgo Action", ja="アクションを放棄"
+)
 def forgo_action(run: Run, command: cmd.ForgoAction) -> None:
     """GD-MAIN-5 F (or no action): the step ends; what was done is the GM's note."""
     run.rule(

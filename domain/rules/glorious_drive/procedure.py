@@ -12,25 +12,18 @@ import functools
 from domain.frozen import last_answer
 from domain.rules.errors import RuleViolation
 from domain.rules.glorious_drive import commands as cmd
+from domain.rules.glorious_drive.commands import Step
 from domain.rules.glorious_drive.state import GdCombatant, GdState, PendingAttack
 from domain.rules.glorious_drive.targeting import lies_across
 from domain.rules.ruleset import Command, LegalCommand, ProcedurePoint
 
-_ACTIONS: tuple[type[Command], ...] = (
-    cmd.DeclareAttack,
-    cmd.AttackUnarmed,
-    cmd.ThrowItem,
-    cmd.LendItem,
-    cmd.SwapEquipment,
-    cmd.UseItem,
-    cmd.Reload,
-    cmd.ForgoAction,
-)
-# GD-MAIN-5 C: a borrower who consented to a loan has spent its action step.
-_SPENT: tuple[type[Command], ...] = (cmd.ForgoAction,)
-_FROM_STEP: dict[str, tuple[type[Command], ...]] = {
-    "weapon_swap": (cmd.SwapWeapons, cmd.Move),
-    "move": (cmd.Move,),
+# Which commands each step awaits is declared on their handlers (`legal=`, commands.py Step):
+# the procedure below says who may issue them, and when the step is reached.
+_awaited = cmd.DECLARED.awaited_in
+# GD-MAIN-5: a step accepts its own commands and those of later steps of the same phase.
+_FROM_STEP: dict[str, tuple[Step, ...]] = {
+    "weapon_swap": ("weapon_swap", "move"),
+    "move": ("move",),
     "action": (),
 }
 
@@ -52,22 +45,23 @@ def legal_commands(state: GdState) -> list[LegalCommand]:
     """Every command legal now, and who may issue it."""
     if state.phase == "over":
         return []
-    table = [_gm(cmd.InflictStatus), _gm(cmd.EndCombat)]
+    table = [_gm(c) for c in _awaited("any_time")]
     if state.phase in ("setup", "initiative"):
-        return [_gm(cmd.RollInitiative), *table]
+        return [*(_gm(c) for c in _awaited("initiative")), *table]
     acting = state.acting
     if acting is None:
         return table
     combatant = state.combatants[acting]
     if state.step == "reaction" and state.pending is not None:
-        return [*_reactions(state, state.pending), _gm(cmd.GrantSituationModifier), *table]
+        situation = [_gm(c) for c in _awaited("situation")]
+        return [*_reactions(state, state.pending), *situation, *table]
     if state.step == "cleanup":
         later = _past_an_empty_cleanup(state, combatant)
         return [*_start_of_phase(state, combatant), *later, *table]
     if state.pending_loan is not None:  # GD-MAIN-5 C: the borrower's consent is awaited
         borrower = state.pending_loan.borrower
-        return [_by(cmd.AcceptLoan, borrower), _by(cmd.DeclineLoan, borrower), *table]
-    steps = [_by(c, acting) for c in _FROM_STEP[state.step]]
+        return [*(_by(c, borrower) for c in _awaited("loan")), *table]
+    steps = _steps(acting, state.step)
     spent = acting in state.actions_spent
     return [*steps, *_skills(combatant, state.step, spent=spent), *_actions(acting, spent), *table]
 
@@ -77,17 +71,22 @@ def _actions(acting: str, spent: bool) -> tuple[LegalCommand, ...]:
     """GD-MAIN-5 A–F (a step accepts the commands of later steps of the same phase); the
     same nine entries for a combatant all fight long, so built once."""
     if spent:
-        return tuple(_by(c, acting) for c in _SPENT)
-    return (*(_by(c, acting) for c in _ACTIONS), _gm_for(cmd.TakeOtherAction, acting))
+        return tuple(_by(c, acting) for c in _awaited("action_spent"))
+    other = (_gm_for(c, acting) for c in _awaited("other_action"))
+    return (*(_by(c, acting) for c in _awaited("action")), *other)
+
+
+def _steps(acting: str, step: str) -> list[LegalCommand]:
+    return [_by(c, acting) for s in _FROM_STEP[step] for c in _awaited(s)]
 
 
 def _skills(combatant: GdCombatant, step: str, *, spent: bool) -> list[LegalCommand]:
     """GD-MAIN-4 B / GD-MAIN-5 B: skills at their own timing only (uses checked on use)."""
     legal = []
     if step in ("weapon_swap", "move") and combatant.has_skill("movement"):
-        legal.append(_by(cmd.UseMovementSkill, combatant.id))
+        legal += [_by(c, combatant.id) for c in _awaited("movement_skill")]
     if combatant.has_skill("active") and not spent:
-        legal.append(_by(cmd.UseActiveSkill, combatant.id))
+        legal += [_by(c, combatant.id) for c in _awaited("active_skill")]
     return legal
 
 
@@ -103,7 +102,7 @@ def _past_an_empty_cleanup(state: GdState, combatant: GdCombatant) -> list[Legal
     if not nothing_to_clean_up(combatant):
         return []
     acting = combatant.id
-    steps = [_by(c, acting) for c in _FROM_STEP["weapon_swap"]]
+    steps = _steps(acting, "weapon_swap")
     spent = acting in state.actions_spent
     skills = _skills(combatant, "weapon_swap", spent=spent)
     return [*steps, *skills, *_actions(acting, spent)]
@@ -113,26 +112,28 @@ def _start_of_phase(state: GdState, combatant: GdCombatant) -> list[LegalCommand
     # GD-INJ-1: a fainted character acts in no phase; only its cleanup check remains, which
     # runs by itself (turn.fainted_cleanups_by_themselves): a stream recorded before that
     # may still rest here, so the explicit command stays legal.
+    cleanup = [_by(c, combatant.id) for c in _awaited("cleanup")]
     if not combatant.can_react:
-        return [_by(cmd.Cleanup, combatant.id)]
-    commands = [_by(cmd.Wait, combatant.id), _by(cmd.Cleanup, combatant.id)]
-    if state.acting_index < len(state.order) - 1:
-        commands.insert(1, _by(cmd.Delay, combatant.id))  # GD-INIT-3: only later
-    return commands
+        return cleanup
+    delay = []
+    if state.acting_index < len(state.order) - 1:  # GD-INIT-3: only later
+        delay = [_by(c, combatant.id) for c in _awaited("delay")]
+    return [*(_by(c, combatant.id) for c in _awaited("start_of_phase")), *delay, *cleanup]
 
 
 def _reactions(state: GdState, attack: PendingAttack) -> list[LegalCommand]:
     legal: list[LegalCommand] = []
     for defender_id in attack.defenders:
         defender = state.combatants[defender_id]
-        legal += [_by(cmd.Dodge, defender_id), _by(cmd.TakeHit, defender_id)]
+        steps: list[Step] = ["reaction"]
         if _can_guard(defender):
-            legal.append(_by(cmd.Guard, defender_id))
+            steps.append("guard")
         if defender.has_skill("counter"):
-            legal.append(_by(cmd.UseCounterSkill, defender_id))
+            steps.append("counter")
         if any(i.timing == "reaction" for i in defender.items):  # GD-MAIN-8
-            legal.append(_by(cmd.UseItem, defender_id))
-    legal += [_by(cmd.Intercept, c) for c in interceptors(state, attack)]
+            steps.append("reaction_item")
+        legal += [_by(c, defender_id) for s in steps for c in _awaited(s)]
+    legal += [_by(c, i) for i in interceptors(state, attack) for c in _awaited("intercept")]
     return legal
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from domain.rules.errors import RuleViolation
 from domain.rules.glorious_drive import commands as cmd
 from domain.rules.glorious_drive import events as ev
+from domain.rules.glorious_drive.commands import DECLARED
 from domain.rules.glorious_drive.damage import can_pay_guard_cost, resolve_damage
 from domain.rules.glorious_drive.dodge import resolve_dodge
 from domain.rules.glorious_drive.injury import heaviest, resolve_injuries
@@ -19,6 +20,7 @@ from domain.rules.glorious_drive.sheet import Weapon
 from domain.rules.glorious_drive.state import GdCombatant, PendingAttack
 
 
+@DECLARED.command(cmd.Dodge, legal="reaction", en="Dodge", ja="回避")
 def dodge(run: Run, command: cmd.Dodge) -> None:
     """GD-REACT-1/6: the attacker's one hit roll against this defender's evasion roll."""
     attack = _pending(run)
@@ -43,6 +45,7 @@ def dodge(run: Run, command: cmd.Dodge) -> None:
         _hit(run, defender.id, guard=None)
 
 
+@DECLARED.command(cmd.Guard, legal="guard", en="Guard", ja="ガード")
 def guard(run: Run, command: cmd.Guard) -> None:
     """GD-REACT-4: pay the guard cost, then the cut reduces the damage (GD-DMG-3)."""
     defender = run.state.combatant(command.combatant_id)
@@ -51,12 +54,14 @@ def guard(run: Run, command: cmd.Guard) -> None:
     _hit(run, defender.id, guard=weapon)
 
 
+@DECLARED.command(cmd.TakeHit, legal="reaction", en="Take Hit", ja="そのまま受ける")
 def take_hit(run: Run, command: cmd.TakeHit) -> None:
     """GD-REACT-5: no reaction (待機); the attack hits."""
     run.emit(ev.ReactionDeclared, combatant=command.combatant_id, reaction="wait")
     _hit(run, command.combatant_id, guard=None)
 
 
+@DECLARED.command(cmd.Intercept, legal="intercept", en="Intercept", ja="かばう")
 def intercept(run: Run, command: cmd.Intercept) -> None:
     """GD-REACT-3 (with GD-REACT-4): step into the line of fire and take the attack instead."""
     attack = _pending(run)

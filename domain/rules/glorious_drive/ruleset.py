@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Mapping
 
 from pydantic import BaseModel
 
 from domain.aggregate import Decided
 from domain.events import DomainEvent, JsonObject
+from domain.rules.declare import commands_of, handlers_of, labels_of
 from domain.rules.errors import RuleViolation
 from domain.rules.glorious_drive import (
     attack,
@@ -32,42 +32,15 @@ from domain.rules.ruleset import (
     Command,
     CommandContext,
     Entrant,
+    Labels,
     LegalCommand,
     LogLine,
     ProcedurePoint,
 )
 
-Handler = Callable[[Run, Any], None]
-
-_HANDLERS: dict[type[Command], Handler] = {
-    cmd.RollInitiative: lambda run, _: turn.roll_initiative(run),
-    cmd.Delay: turn.delay,
-    cmd.Wait: turn.wait,
-    cmd.Cleanup: turn.cleanup,
-    cmd.InflictStatus: statuses.inflict_status,
-    cmd.EndCombat: turn.end_combat,
-    cmd.SwapWeapons: main_steps.swap_weapons,
-    cmd.Move: main_steps.move,
-    cmd.Reload: main_steps.reload,
-    cmd.ForgoAction: main_steps.forgo_action,
-    cmd.DeclareAttack: attack.declare_attack,
-    cmd.AttackUnarmed: attack.attack_unarmed,
-    cmd.ThrowItem: attack.throw_item,
-    cmd.LendItem: items.lend_item,
-    cmd.AcceptLoan: items.accept_loan,
-    cmd.DeclineLoan: items.decline_loan,
-    cmd.SwapEquipment: items.swap_equipment,
-    cmd.UseItem: items.use_item,
-    cmd.TakeOtherAction: items.take_other_action,
-    cmd.GrantSituationModifier: attack.grant_situation_modifier,
-    cmd.Dodge: reaction.dodge,
-    cmd.Guard: reaction.guard,
-    cmd.TakeHit: reaction.take_hit,
-    cmd.Intercept: reaction.intercept,
-    cmd.UseMovementSkill: skills.use_movement_skill,
-    cmd.UseActiveSkill: skills.use_active_skill,
-    cmd.UseCounterSkill: skills.use_counter_skill,
-}
+# Every command, declared on its handler in the modules named here (domain/rules/declare.py).
+DECLARED = cmd.DECLARED.sealed(attack, items, main_steps, reaction, skills, statuses, turn)
+_HANDLERS = handlers_of(DECLARED)
 
 
 class GloriousDrive:
@@ -80,7 +53,8 @@ class GloriousDrive:
     map_model: type[BaseModel] = GdMap
     sheet_model: type[BaseModel] = GdSheet
     state_model: type[BaseModel] = GdState
-    commands: tuple[type[Command], ...] = cmd.COMMANDS
+    commands: tuple[type[Command], ...] = commands_of(DECLARED)
+    labels: Mapping[str, Labels] = labels_of(DECLARED)
     body_prefix = ""
 
     def initial_state(self, options: JsonObject, battle_map: JsonObject) -> GdState:

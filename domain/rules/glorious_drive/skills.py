@@ -11,6 +11,7 @@ from domain.rules.errors import RuleViolation
 from domain.rules.glorious_drive import commands as cmd
 from domain.rules.glorious_drive import condition_events as cev
 from domain.rules.glorious_drive import events as ev
+from domain.rules.glorious_drive.commands import DECLARED
 from domain.rules.glorious_drive.cost import skill_step_hp
 from domain.rules.glorious_drive.main_steps import occupied_by_others
 from domain.rules.glorious_drive.reaction import finish_if_settled, hit_after_reaction
@@ -26,6 +27,9 @@ _TIMING: dict[SkillType, str] = {
 }
 
 
+@DECLARED.command(
+    cmd.UseMovementSkill, legal="movement_skill", en="Use Movement Skill", ja="移動スキル使用"
+)
 def use_movement_skill(run: Run, command: cmd.UseMovementSkill) -> None:
     """GD-MAIN-4 B: the skill moves the character as its text says (not the move stat)."""
     user = run.state.combatant(command.combatant_id)
@@ -39,6 +43,9 @@ def use_movement_skill(run: Run, command: cmd.UseMovementSkill) -> None:
     run.emit(ev.CombatantMoved, combatant=user.id, path=(to,), cost=0)
 
 
+@DECLARED.command(
+    cmd.UseActiveSkill, legal="active_skill", en="Use Active Skill", ja="アクティブスキル使用"
+)
 def use_active_skill(run: Run, command: cmd.UseActiveSkill) -> None:
     """GD-MAIN-5 B: an active skill is the action of this phase."""
     user = run.state.combatant(command.combatant_id)
@@ -47,6 +54,9 @@ def use_active_skill(run: Run, command: cmd.UseActiveSkill) -> None:
     run.end_main_action(user.id)
 
 
+@DECLARED.command(
+    cmd.UseCounterSkill, legal="counter", en="Use Counter Skill", ja="カウンタースキル使用"
+)
 def use_counter_skill(run: Run, command: cmd.UseCounterSkill) -> None:
     """GD-REACT-2: a counter skill is this defender's reaction."""
     user = run.state.combatant(command.combatant_id)

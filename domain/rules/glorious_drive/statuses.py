@@ -11,11 +11,13 @@ from __future__ import annotations
 from domain.rules.glorious_drive import commands as cmd
 from domain.rules.glorious_drive import condition_events as cev
 from domain.rules.glorious_drive.checks import status_recovery_check, status_resistance_check
+from domain.rules.glorious_drive.commands import DECLARED
 from domain.rules.glorious_drive.run import Run
 from domain.rules.glorious_drive.state import GdCombatant
 from domain.rules.outcome import Decision
 
 
+@DECLARED.command(cmd.InflictStatus, legal="any_time", en="Inflict Status", ja="状態異常を与える")
 def inflict_status(run: Run, command: cmd.InflictStatus) -> None:
     """GD-CHK-2 / GD-REACT-7: the GM's status; resisted when a difficulty is known and met."""
     target = run.state.combatant(command.target, "GD-CHK-2")

@@ -9,6 +9,7 @@ from domain.rules.errors import RuleViolation
 from domain.rules.glorious_drive import commands as cmd
 from domain.rules.glorious_drive import condition_events as cev
 from domain.rules.glorious_drive import events as ev
+from domain.rules.glorious_drive.commands import DECLARED
 from domain.rules.glorious_drive.initiative import InitiativeRoll, apply_delay, initiative_order
 from domain.rules.glorious_drive.injury import faint_recovers
 from domain.rules.glorious_drive.procedure import nothing_to_clean_up
@@ -18,6 +19,14 @@ from domain.rules.glorious_drive.statuses import run_down_statuses
 from domain.rules.outcome import Decision
 from domain.rules.records import EncounterEnded
 from domain.rules.ruleset import Command
+
+
+@DECLARED.command(
+    cmd.RollInitiative, legal="initiative", en="Roll Initiative", ja="イニシアチブを振る"
+)
+def initiative_called(run: Run, command: cmd.RollInitiative) -> None:
+    """GD-INIT-1: the GM starts the turn (the command has nothing more to say)."""
+    roll_initiative(run)
 
 
 def roll_initiative(run: Run) -> None:
@@ -39,6 +48,7 @@ def roll_initiative(run: Run) -> None:
     run.close_turn_if_done()
 
 
+@DECLARED.command(cmd.Delay, legal="delay", en="Delay", ja="行動を遅らせる")
 def delay(run: Run, command: cmd.Delay) -> None:
     """GD-INIT-3: act right after `after`; the new order is recorded."""
     done = run.state.order[: run.state.acting_index]
@@ -57,12 +67,14 @@ def delay(run: Run, command: cmd.Delay) -> None:
     )
 
 
+@DECLARED.command(cmd.Wait, legal="start_of_phase", en="Wait", ja="待機")
 def wait(run: Run, command: cmd.Wait) -> None:
     """GD-MAIN-1: no step at all this turn."""
     run.emit(ev.CombatantWaited, combatant=command.combatant_id)
     run.close_turn_if_done()
 
 
+@DECLARED.command(cmd.Cleanup, legal="cleanup", en="Cleanup", ja="クリーンナップ")
 def cleanup(run: Run, command: cmd.Cleanup) -> None:
     """GD-MAIN-2: statuses end or get a recovery check; a fainted character re-checks."""
     combatant = run.state.combatant(command.combatant_id)
@@ -152,6 +164,7 @@ def _faint_recovered(run: Run, combatant: GdCombatant) -> bool:
     return recovery.recovered
 
 
+@DECLARED.command(cmd.EndCombat, legal="any_time", en="End Combat", ja="戦闘終了")
 def end_combat(run: Run, command: cmd.EndCombat) -> None:
     """GD-END-1..3: the GM ends the combat; GD-END-3 needs a side with no one able to fight."""
     sides: dict[str, list[GdCombatant]] = {}

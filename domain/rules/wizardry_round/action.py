@@ -12,6 +12,7 @@ from domain.rules.outcome import Decision
 from domain.rules.wizardry_round import commands as cmd
 from domain.rules.wizardry_round import events as ev
 from domain.rules.wizardry_round import status_events as sev
+from domain.rules.wizardry_round.commands import DECLARED
 from domain.rules.wizardry_round.round_start import enter
 from domain.rules.wizardry_round.rounds import close_declarations
 from domain.rules.wizardry_round.run import Run
@@ -27,6 +28,7 @@ LETTER = {
 }
 
 
+@DECLARED.command(cmd.Act, legal="inning", en="Act", ja="行動する")
 def act(run: Run, command: cmd.Act) -> None:
     """WZ-8: the member carries out its declaration (checks go through RollCheck)."""
     inning = _inning(run)
@@ -42,6 +44,7 @@ def act(run: Run, command: cmd.Act) -> None:
     open_innings(run)
 
 
+@DECLARED.command(cmd.DropDeclaration, legal="inning", en="Drop Declaration", ja="宣言を取り下げる")
 def drop_declaration(run: Run, command: cmd.DropDeclaration) -> None:
     """WZ-8 (A)–(F): dropped for a fallback that spends sub + main (a passive is kept)."""
     inning = _inning(run)
@@ -72,6 +75,7 @@ def drop_declaration(run: Run, command: cmd.DropDeclaration) -> None:
     open_innings(run)
 
 
+@DECLARED.command(cmd.InflictStatus, legal="any_time", en="Inflict Status", ja="状態異常を与える")
 def inflict_status(run: Run, command: cmd.InflictStatus) -> None:
     """WZ-8: a bad status; during an inning it is held until the inning's end."""
     target = run.state.combatant(command.target, "WZ-8")
@@ -102,6 +106,7 @@ def inflict_status(run: Run, command: cmd.InflictStatus) -> None:
     close_declarations(run)  # WZ-5: the last one able may just have been stopped
 
 
+@DECLARED.command(cmd.RemoveStatus, legal="any_time", en="Remove Status", ja="状態異常を解除")
 def remove_status(run: Run, command: cmd.RemoveStatus) -> None:
     """WZ-9 (in the recovery phase; WZ-8 otherwise): the GM ends a bad status."""
     rule_id = "WZ-9" if run.state.phase == "recovery" else "WZ-8"

@@ -13,12 +13,14 @@ from domain.rules.errors import RuleViolation
 from domain.rules.outcome import Decision, Value
 from domain.rules.wizardry_round import commands as cmd
 from domain.rules.wizardry_round import events as ev
+from domain.rules.wizardry_round.commands import DECLARED
 from domain.rules.wizardry_round.run import Run
 from domain.rules.wizardry_round.state import CHECK_PHASE, CHECK_RULE, WzCombatant
 
 FATIGUE_DIE = 20  # WZ-3: the penalty is on the die of 1d20 combat checks
 
 
+@DECLARED.command(cmd.RollCheck, legal="check", en="Roll Check", ja="判定を振る")
 def roll_check(run: Run, command: cmd.RollCheck) -> None:
     """Roll the expression for the phase's kind of check; the GM rules on it next."""
     kind = CHECK_PHASE[run.state.phase]
@@ -60,6 +62,7 @@ def roll_check(run: Run, command: cmd.RollCheck) -> None:
     )
 
 
+@DECLARED.command(cmd.RuleCheck, legal="ruling", en="Rule Check", ja="判定の裁定（GM）")
 def rule_check(run: Run, command: cmd.RuleCheck) -> None:
     """The GM's ruling on the pending check, citing its dice."""
     pending = run.state.pending_check
@@ -99,6 +102,9 @@ def rule_check(run: Run, command: cmd.RuleCheck) -> None:
     )
 
 
+@DECLARED.command(
+    cmd.NameIdentification, legal="identification", en="Name Identification", ja="名前の識別"
+)
 def name_identification(run: Run, command: cmd.NameIdentification) -> None:
     """WZ-4: the GM names the difficulty and the academic skill for one creature."""
     target = run.state.combatant(command.target, "WZ-4")

@@ -6,15 +6,37 @@ Each class is declared once: the domain reads it, and the HTTP API serves it as 
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Literal, get_args
+
 from pydantic import Field
 
 from domain.campaign.bounds import LIST, Figure, Id, Initiative, Name, Penalty, Said, Text
+from domain.rules.declare import Declarations
 from domain.rules.ruleset import Command, example
 from domain.rules.wizardry_round.events import Fallback
 from domain.rules.wizardry_round.state import Form
 
+if TYPE_CHECKING:
+    from domain.rules.wizardry_round.run import Run
 
-class _Acting(Command):
+Step = Literal[
+    "any_time",  # the GM's, whenever the fight runs
+    "ruling",  # WZ-1: the GM rules on the check that waits (nothing else until then)
+    "check",  # WZ-1: anyone's check (in WZ-4 only those who may identify)
+    "surprise",  # WZ-4: the GM resolves the encounter's surprise
+    "identification",  # WZ-4: the GM names what was identified
+    "end_phase",  # the GM closes a phase that ends when the table says so
+    "declaration",  # WZ-5: each character able to act, once a round
+    "formation",  # WZ-6: characters with a Formation skill
+    "initiative",  # WZ-7: the GM rolls the round's initiative
+    "inning",  # WZ-8: each member of the inning that is due
+]
+"""Where the procedure (procedure.py) awaits a command: a declaration names its step(s)."""
+
+DECLARED: Declarations[Run, Step] = Declarations(get_args(Step))
+
+
+class Acting(Command):
     """A command issued for one combatant (by its controller, or by the GM)."""
 
     combatant_id: Id = Field(description="The combatant this command acts for.")
@@ -33,7 +55,7 @@ class ResolveSurprise(Command):
     note: Said
 
 
-class RollCheck(_Acting):
+class RollCheck(Acting):
     """A check by dice expression (`1D20+5`); the fatigue die penalty is added to a 1d20."""
 
     model_config = example(combatant_id="fighter", expression="1D20+4", note="斬りかかる")
@@ -69,7 +91,7 @@ class EndPhase(Command):
     command_type = "EndPhase"
 
 
-class Declare(_Acting):
+class Declare(Acting):
     """WZ-5: (a) sub + main + passive, (b) sub + main, (c) full; free actions; an INI."""
 
     model_config = example(
@@ -86,7 +108,7 @@ class Declare(_Acting):
     ini: Initiative
 
 
-class DeclareFormation(_Acting):
+class DeclareFormation(Acting):
     """WZ-6: a Formation skill of this combatant, paid with TP from its pool."""
 
     model_config = example(combatant_id="mage", formation="鶴翼の陣", cost=2)
@@ -103,7 +125,7 @@ class RollInitiative(Command):
     representative: Id
 
 
-class Act(_Acting):
+class Act(Acting):
     """WZ-8: carry out the declaration in one's inning (its checks are rolled by RollCheck)."""
 
     model_config = example(combatant_id="fighter", note="ゴブリンを斬る")
@@ -111,7 +133,7 @@ class Act(_Acting):
     note: Text = ""
 
 
-class DropDeclaration(_Acting):
+class DropDeclaration(Acting):
     """WZ-8 (A)–(F): drop the declaration and, spending sub + main, take a fallback."""
 
     model_config = example(combatant_id="ogre", fallback="defensive_stance")
@@ -144,20 +166,3 @@ class EndCombat(Command):
     model_config = example(reason="オーガが降伏した")
     command_type = "EndCombat"
     reason: Said
-
-
-COMMANDS: tuple[type[Command], ...] = (
-    ResolveSurprise,
-    RollCheck,
-    RuleCheck,
-    NameIdentification,
-    EndPhase,
-    Declare,
-    DeclareFormation,
-    RollInitiative,
-    Act,
-    DropDeclaration,
-    InflictStatus,
-    RemoveStatus,
-    EndCombat,
-)

@@ -6,6 +6,7 @@ from domain.rules.errors import RuleViolation
 from domain.rules.outcome import Decision
 from domain.rules.wizardry_round import commands as cmd
 from domain.rules.wizardry_round import events as ev
+from domain.rules.wizardry_round.commands import DECLARED
 from domain.rules.wizardry_round.rounds import close_declarations
 from domain.rules.wizardry_round.run import Run
 from domain.rules.wizardry_round.tp import enemy_tp
@@ -28,6 +29,7 @@ def check_form(command: cmd.Declare) -> None:
         raise RuleViolation("WZ-5", "an attack with a two-handed weapon forfeits the passive: (b)")
 
 
+@DECLARED.command(cmd.Declare, legal="declaration", en="Declare", ja="行動宣言")
 def declare(run: Run, command: cmd.Declare) -> None:
     """WZ-5: the declaration and its INI (at most the character's own)."""
     who = run.state.combatant(command.combatant_id, "WZ-5")
@@ -55,6 +57,7 @@ def declare(run: Run, command: cmd.Declare) -> None:
     close_declarations(run)
 
 
+@DECLARED.command(cmd.DeclareFormation, legal="formation", en="Declare Formation", ja="陣形宣言")
 def declare_formation(run: Run, command: cmd.DeclareFormation) -> None:
     """WZ-6: a Formation this character knows, paid from its pool; refused when short.
 

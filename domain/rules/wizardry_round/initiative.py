@@ -9,6 +9,7 @@ from domain.rules.outcome import Decision, Scalar
 from domain.rules.wizardry_round import commands as cmd
 from domain.rules.wizardry_round import events as ev
 from domain.rules.wizardry_round.action import open_innings
+from domain.rules.wizardry_round.commands import DECLARED
 from domain.rules.wizardry_round.options import InitiativeDifference
 from domain.rules.wizardry_round.round_start import enter, gain_tp
 from domain.rules.wizardry_round.run import Run
@@ -37,6 +38,9 @@ def innings(
     return tuple(Inning(ini=i, members=tuple(acting[i])) for i in sorted(acting, reverse=True))
 
 
+@DECLARED.command(
+    cmd.RollInitiative, legal="initiative", en="Roll Initiative", ja="イニシアチブを振る"
+)
 def roll_initiative(run: Run, command: cmd.RollInitiative) -> None:
     """WZ-7: 1d10 each for the PCs' representative and the GM; TP from the PCs' die."""
     state = run.state

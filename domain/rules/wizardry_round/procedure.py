@@ -11,7 +11,12 @@ from domain.rules.errors import RuleViolation
 from domain.rules.ruleset import Command, LegalCommand, ProcedurePoint
 from domain.rules.wizardry_round import commands as cmd
 from domain.rules.wizardry_round.checks import may_identify
+from domain.rules.wizardry_round.commands import Step
 from domain.rules.wizardry_round.state import WzState
+
+# Which commands each step awaits is declared on their handlers (`legal=`, commands.py Step):
+# the procedure below says who may issue them, and when the step is reached.
+_awaited = cmd.DECLARED.awaited_in
 
 
 def procedure(state: WzState) -> ProcedurePoint:
@@ -37,61 +42,65 @@ def legal_commands(state: WzState) -> list[LegalCommand]:
     """Every command legal now, and who may issue it."""
     if state.phase == "over":
         return []
-    table = [_gm(cmd.InflictStatus), _gm(cmd.RemoveStatus), _gm(cmd.EndCombat)]
+    table = _gm("any_time")
     if state.pending_check is not None:
-        return [_gm(cmd.RuleCheck), *table]
+        return [*_gm("ruling"), *table]
     everyone = list(state.combatants)
-    checks = [_by(cmd.RollCheck, c) for c in everyone]
+    checks = [_by(c, who) for who in everyone for c in _awaited("check")]
     match state.phase:
         case "encounter":
-            return [_gm(cmd.ResolveSurprise), *checks, *table]
+            return [*_gm("surprise"), *checks, *table]
         case "identification":
             skill = state.identification.skill if state.identification else None
             skilled = [
-                _by(cmd.RollCheck, c.id)
+                _by(command, c.id)
                 for c in state.combatants.values()
                 if may_identify(skill, c)
+                for command in _awaited("check")
             ]
-            return [_gm(cmd.NameIdentification), _gm(cmd.EndPhase), *skilled, *table]
+            return [*_gm("identification"), *_gm("end_phase"), *skilled, *table]
         case "declaration":
             return [*_declarers(state), *table]
         case "strategy":
             formations = _formations(state)
             # Issue 19: with no Formation to declare, WZ-6 holds no choice: the initiative
             # roll is legal at once and the phase ends by itself before it (rounds.py).
-            later = [] if formations else [_gm(cmd.RollInitiative)]
-            return [*formations, _gm(cmd.EndPhase), *later, *table]
+            later = [] if formations else _gm("initiative")
+            return [*formations, *_gm("end_phase"), *later, *table]
         case "initiative":
-            return [_gm(cmd.RollInitiative), *table]
+            return [*_gm("initiative"), *table]
         case "action":
             waiting = state.awaiting_in_inning()
-            turns = [_by(c, m) for m in waiting for c in (cmd.Act, cmd.DropDeclaration)]
+            turns = [_by(c, m) for m in waiting for c in _awaited("inning")]
             return [*turns, *checks, *table]
         case "recovery" | "end":
-            return [_gm(cmd.EndPhase), *checks, *table]
+            return [*_gm("end_phase"), *checks, *table]
     return table
 
 
 def _declarers(state: WzState) -> list[LegalCommand]:
     """WZ-5: every character in combat (WZ-2) and able to act declares once a round."""
     return [
-        _by(cmd.Declare, c.id)
+        _by(command, c.id)
         for c in state.combatants.values()
         if c.started and c.able and c.id not in state.declarations
+        for command in _awaited("declaration")
     ]
 
 
 def _formations(state: WzState) -> list[LegalCommand]:
     """WZ-6: characters in combat with a Formation skill."""
     return [
-        _by(cmd.DeclareFormation, c.id)
+        _by(command, c.id)
         for c in state.combatants.values()
         if c.started and c.able and c.sheet.formations
+        for command in _awaited("formation")
     ]
 
 
-def _gm(command: type[Command]) -> LegalCommand:
-    return LegalCommand(command=command.command_type, issuer="gm")
+def _gm(step: Step) -> list[LegalCommand]:
+    """The GM's commands of this step."""
+    return [LegalCommand(command=c.command_type, issuer="gm") for c in _awaited(step)]
 
 
 def _by(command: type[Command], combatant: str) -> LegalCommand:

@@ -12,12 +12,16 @@ from domain.rules.records import EncounterEnded
 from domain.rules.ruleset import Command
 from domain.rules.wizardry_round import commands as cmd
 from domain.rules.wizardry_round import events as ev
+from domain.rules.wizardry_round.commands import DECLARED
 from domain.rules.wizardry_round.round_start import combat_start, enter, fatigue_phase, gain_tp
 from domain.rules.wizardry_round.run import Run
 from domain.rules.wizardry_round.state import WzState
 from domain.rules.wizardry_round.tp import enemy_tp
 
 
+@DECLARED.command(
+    cmd.ResolveSurprise, legal="surprise", en="Resolve Surprise", ja="不意打ちの判定（GM裁定）"
+)
 def resolve_surprise(run: Run, command: cmd.ResolveSurprise) -> None:
     """WZ-1: the GM's surprise ruling is recorded; then round 1 begins."""
     for cid in command.surprising:
@@ -121,6 +125,7 @@ def strategy_by_itself(run: Run, command: Command) -> None:
     enter(run, "initiative")
 
 
+@DECLARED.command(cmd.EndPhase, legal="end_phase", en="End Phase", ja="フェイズ終了")
 def end_phase(run: Run, command: cmd.EndPhase) -> None:
     """The GM closes the phase that waits on the table; the next one begins."""
     match run.state.phase:
@@ -134,6 +139,7 @@ def end_phase(run: Run, command: cmd.EndPhase) -> None:
             begin_round(run)
 
 
+@DECLARED.command(cmd.EndCombat, legal="any_time", en="End Combat", ja="戦闘終了")
 def end_combat(run: Run, command: cmd.EndCombat) -> None:
     """The GM ends the fight; the seed has no end-of-combat rule, so the section is cited."""
     run.rule(

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Mapping
 
 from pydantic import BaseModel
 
 from domain.aggregate import Decided
 from domain.events import DomainEvent, JsonObject
+from domain.rules.declare import commands_of, handlers_of, labels_of
 from domain.rules.errors import RuleViolation
 from domain.rules.log import LogLines
 from domain.rules.records import Dice
@@ -16,6 +16,7 @@ from domain.rules.ruleset import (
     Command,
     CommandContext,
     Entrant,
+    Labels,
     LegalCommand,
     LogLine,
     ProcedurePoint,
@@ -29,23 +30,9 @@ from domain.rules.wizardry_round.run import Run
 from domain.rules.wizardry_round.sheet import WzMap, WzSheet
 from domain.rules.wizardry_round.state import WzState
 
-Handler = Callable[[Run, Any], None]
-
-_HANDLERS: dict[type[Command], Handler] = {
-    cmd.ResolveSurprise: rounds.resolve_surprise,
-    cmd.RollCheck: checks.roll_check,
-    cmd.RuleCheck: checks.rule_check,
-    cmd.NameIdentification: checks.name_identification,
-    cmd.EndPhase: rounds.end_phase,
-    cmd.Declare: declaration.declare,
-    cmd.DeclareFormation: declaration.declare_formation,
-    cmd.RollInitiative: initiative.roll_initiative,
-    cmd.Act: action.act,
-    cmd.DropDeclaration: action.drop_declaration,
-    cmd.InflictStatus: action.inflict_status,
-    cmd.RemoveStatus: action.remove_status,
-    cmd.EndCombat: rounds.end_combat,
-}
+# Every command, declared on its handler in the modules named here (domain/rules/declare.py).
+DECLARED = cmd.DECLARED.sealed(action, checks, declaration, initiative, rounds)
+_HANDLERS = handlers_of(DECLARED)
 
 
 # Every wz. fact carries its own summary_en/summary_ja: no renderer needed.
@@ -62,7 +49,8 @@ class WizardryRound:
     map_model: type[BaseModel] = WzMap
     sheet_model: type[BaseModel] = WzSheet
     state_model: type[BaseModel] = WzState
-    commands: tuple[type[Command], ...] = cmd.COMMANDS
+    commands: tuple[type[Command], ...] = commands_of(DECLARED)
+    labels: Mapping[str, Labels] = labels_of(DECLARED)
     body_prefix = "Wz"
 
     def initial_state(self, options: JsonObject, battle_map: JsonObject) -> WzState:

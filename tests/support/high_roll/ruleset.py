@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from types import MappingProxyType
+
 from pydantic import BaseModel, ConfigDict
 
 from domain.events import DomainEvent, JsonObject
@@ -11,6 +14,7 @@ from domain.rules.ruleset import (
     Command,
     CommandContext,
     Entrant,
+    Labels,
     LegalCommand,
     LogLine,
     ProcedurePoint,
@@ -42,6 +46,7 @@ class HighRoll:
     sheet_model: type[BaseModel] = Nothing
     state_model: type[BaseModel] = HrState
     commands: tuple[type[Command], ...] = COMMANDS
+    labels: Mapping[str, Labels] = MappingProxyType({"Roll": Labels(en="Roll", ja="ダイスを振る")})
     body_prefix = "Hr"
 
     def initial_state(self, options: JsonObject, battle_map: JsonObject) -> HrState:

@@ -33,6 +33,7 @@ from domain.rules.glorious_drive.events import (
     ReactionDeclared,
 )
 from domain.rules.glorious_drive.initiative import InitiativeRoll, Reroll, initiative_order
+from domain.rules.glorious_drive.ruleset import GLORIOUS_DRIVE
 from domain.rules.records import EncounterDiceRolled, RulingRecorded
 from domain.rules.ruleset import Command, CommandContext, LegalCommand
 from tests.unit.encounter.table import AT, SEED, Table, of_type, sheet, weapon
@@ -123,7 +124,7 @@ def concrete(legal: LegalCommand, table: Table, data: st.DataObject) -> Command:
             return cmd.EndCombat(
                 clause=data.draw(st.sampled_from(["GD-END-1", "GD-END-3"])), reason="GM"
             )
-    kinds: dict[str, type[Command]] = {c.command_type: c for c in cmd.COMMANDS}
+    kinds: dict[str, type[Command]] = {c.command_type: c for c in GLORIOUS_DRIVE.commands}
     command_type = kinds[legal.command]
     fields: dict[str, Any] = {"combatant_id": who} if legal.combatant else {}
     return command_type(**fields)
@@ -294,7 +295,7 @@ def test_a_command_not_legal_now_is_refused_and_leaves_the_version_unchanged(
 ) -> None:
     play(table, data, data.draw(st.integers(0, 30)))
     legal = {(entry.command, entry.combatant) for entry in aggregate.legal_commands(table.state)}
-    kind = data.draw(st.sampled_from(cmd.COMMANDS))
+    kind = data.draw(st.sampled_from(GLORIOUS_DRIVE.commands))
     acting = "combatant_id" in kind.model_fields
     who = data.draw(st.sampled_from(IDS)) if acting else None
     if (kind.command_type, who) in legal:

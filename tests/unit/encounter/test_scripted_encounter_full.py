@@ -43,6 +43,7 @@ from domain.rules.glorious_drive import condition_events as cev
 from domain.rules.glorious_drive import events as ev
 from domain.rules.glorious_drive.injury import Injury
 from domain.rules.glorious_drive.position import Position
+from domain.rules.glorious_drive.ruleset import GLORIOUS_DRIVE
 from domain.rules.records import EncounterEnded, RulingRecorded
 from domain.rules.ruleset import Command, CommandContext
 from tests.unit.encounter.table import (
@@ -451,7 +452,7 @@ def test_five_turns_cover_every_command_step_reaction_kind_and_injury_level() ->
     # reaction kind is exercised by a scripted fight.
     items = item_fight()
     issued = table.issued | {e.command_type for e in items.events if isinstance(e, CommandIssued)}
-    assert issued >= {c.command_type for c in cmd.COMMANDS}
+    assert issued >= {c.command_type for c in GLORIOUS_DRIVE.commands}
     declared = of_type(table.events, ev.ReactionDeclared) + of_type(
         items.events, ev.ReactionDeclared
     )

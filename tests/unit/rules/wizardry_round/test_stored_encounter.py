@@ -1,9 +1,10 @@
 """WZ-3a: an encounter stored before the default became `hold` keeps the `rise` it opened with.
 
 The golden stream was recorded by the engine of ruleset version 1 when `rise` was the default
-(tests/golden/streams/wz.fatigue-rise.ruleset-v1.json, never edited): a PC with k = 1 (endurance
-2, Fatigue 1) against a goblin, three rounds played, round 4 begun. EncounterOpened holds every
-option, defaults filled in, so neither rebuilding nor re-deciding it reads today's default.
+(domain/rules/wizardry_round/golden/streams/wz.fatigue-rise.ruleset-v1.json, never edited): a
+PC with k = 1 (endurance 2, Fatigue 1) against a goblin, three rounds played, round 4 begun.
+EncounterOpened holds every option, defaults filled in, so neither rebuilding nor re-deciding
+it reads today's default.
 """
 
 from __future__ import annotations
@@ -16,12 +17,15 @@ from domain.encounter import aggregate
 from domain.encounter.events import EncounterOpened
 from domain.encounter.replay import replay
 from domain.events import DomainEvent
+from domain.rules import wizardry_round
 from domain.rules.wizardry_round.events import FatigueChanged
 from domain.rules.wizardry_round.options import WizardryRoundOptions
 from domain.rules.wizardry_round.state import WzState
 from tests.unit.encounter.log import FIGHT
 
-STORED = Path(__file__).parents[3] / "golden" / "streams" / "wz.fatigue-rise.ruleset-v1.json"
+STORED = (
+    Path(wizardry_round.__file__).parent / "golden" / "streams" / "wz.fatigue-rise.ruleset-v1.json"
+)
 
 
 def stored() -> list[DomainEvent]:
