@@ -11,15 +11,20 @@ import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
 import uvicorn
+from playwright import sync_api
 
 from api.app import create_app
 from infra.services.runtime import Runtime
 from tests.support.databases import APP_ROLE, TestServer
 from tests.support.runtime import start_runtime
+
+CHROMIUM = Path("/usr/bin/chromium")
 
 
 @dataclass
@@ -69,3 +74,28 @@ def live_server(e2e_runtime: Runtime) -> Iterator[LiveServer]:
         finally:
             server.should_exit = True
             thread.join(timeout=15)
+
+
+@pytest.fixture(scope="module")
+def chromium() -> Iterator[Any]:
+    """One headless Chromium for a test file's page tests: launching it was most of a page
+    test's set-up (docs/capacity.md). Each test has contexts of its own (`browser`), which
+    share no cookies, storage or pages with another test's."""
+    with sync_api.sync_playwright() as playwright:
+        launched = playwright.chromium.launch(
+            executable_path=str(CHROMIUM),
+            args=["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"],
+        )
+        try:
+            yield launched
+        finally:
+            launched.close()
+
+
+@pytest.fixture
+def browser(chromium: Any, live_server: LiveServer) -> Iterator[Any]:
+    """The file's Chromium for one test. Every context the test opened, and its pages, is
+    closed before the test's server stops, so no live stream is cut mid-request."""
+    yield chromium
+    for context in chromium.contexts:
+        context.close()

@@ -12,9 +12,6 @@ from rich.console import Console
 
 from infra.demo import run_demo
 from tests.e2e.conftest import LiveServer
-from tests.e2e.test_table_page import browser
-
-__all__ = ["browser"]  # the Chromium fixture, shared with the table page's tests
 
 pytestmark = [
     pytest.mark.e2e,

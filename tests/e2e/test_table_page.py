@@ -9,18 +9,15 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright import sync_api
 
 from tests.e2e.conftest import LiveServer
 from tests.e2e.demo import DemoFight, open_demo, play_a_little
 from tests.support.leaks import shows_number
 
-CHROMIUM = Path("/usr/bin/chromium")
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 
 pytestmark = [
@@ -28,20 +25,6 @@ pytestmark = [
     pytest.mark.postgres,
     pytest.mark.slow,
 ]
-
-
-@pytest.fixture
-def browser(live_server: LiveServer) -> Iterator[Any]:
-    """Chromium; closed before the server stops, so no live stream is cut mid-request."""
-    with sync_api.sync_playwright() as playwright:
-        launched = playwright.chromium.launch(
-            executable_path=str(CHROMIUM),
-            args=["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"],
-        )
-        try:
-            yield launched
-        finally:
-            launched.close()
 
 
 @pytest.fixture

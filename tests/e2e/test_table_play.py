@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -20,7 +19,7 @@ from infra.demo.wz import DECLARED as WZ_DECLARED
 from tests.e2e.conftest import LiveServer
 from tests.e2e.crew_demo import fight_a_little, open_crew_fight
 from tests.e2e.demo import DemoFight, open_demo
-from tests.e2e.test_table_page import ARTIFACTS, CHROMIUM
+from tests.e2e.test_table_page import ARTIFACTS
 
 pytestmark = [
     pytest.mark.e2e,
@@ -29,19 +28,6 @@ pytestmark = [
 ]
 UNLABELLED = """() => [...document.querySelectorAll('#play input, #play select, #play textarea')]
   .filter((el) => el.labels.length === 0 && !el.getAttribute('aria-label')).map((el) => el.id)"""
-
-
-@pytest.fixture
-def browser(live_server: LiveServer) -> Iterator[Any]:
-    with sync_api.sync_playwright() as playwright:
-        launched = playwright.chromium.launch(
-            executable_path=str(CHROMIUM),
-            args=["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"],
-        )
-        try:
-            yield launched
-        finally:
-            launched.close()
 
 
 class Table:

@@ -9,7 +9,6 @@ Same browser and fixtures as test_table_sheets.py; screenshots go to test-artifa
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,7 +16,7 @@ import pytest
 
 from tests.e2e.conftest import LiveServer
 from tests.e2e.demo import _auth, _key, open_demo
-from tests.e2e.test_table_page import ARTIFACTS, CHROMIUM, UNLABELLED, sync_api
+from tests.e2e.test_table_page import ARTIFACTS, UNLABELLED
 
 pytestmark = [
     pytest.mark.e2e,
@@ -34,19 +33,6 @@ GM_TARGET = 4271
 class Table:
     campaign_id: str
     tokens: dict[str, str]  # gm, aoi (player), mio (viewer)
-
-
-@pytest.fixture
-def browser(live_server: LiveServer) -> Iterator[Any]:
-    with sync_api.sync_playwright() as playwright:
-        launched = playwright.chromium.launch(
-            executable_path=str(CHROMIUM),
-            args=["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"],
-        )
-        try:
-            yield launched
-        finally:
-            launched.close()
 
 
 @pytest.fixture

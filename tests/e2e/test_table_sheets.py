@@ -8,7 +8,6 @@ Same browser and fixtures as test_table_page.py; screenshots go to test-artifact
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -19,11 +18,9 @@ from tests.e2e.crew_demo import CrewFight, ccfolia, fight_a_little, open_crew_fi
 from tests.e2e.demo import DemoFight, _auth, open_demo, play_a_little
 from tests.e2e.test_table_page import (
     ARTIFACTS,
-    CHROMIUM,
     UNLABELLED,
     _contrast,
     _token_square,
-    sync_api,
 )
 
 pytestmark = [
@@ -38,19 +35,6 @@ METERS = """() => [...document.querySelectorAll('[role="meter"]')].map((m) => [
   m.getAttribute('aria-label'),
 ])"""
 NO_CLIPBOARD = "Object.defineProperty(navigator, 'clipboard', { value: undefined });"
-
-
-@pytest.fixture
-def browser(live_server: LiveServer) -> Iterator[Any]:
-    with sync_api.sync_playwright() as playwright:
-        launched = playwright.chromium.launch(
-            executable_path=str(CHROMIUM),
-            args=["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"],
-        )
-        try:
-            yield launched
-        finally:
-            launched.close()
 
 
 @pytest.fixture

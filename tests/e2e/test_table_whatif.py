@@ -9,34 +9,19 @@ attack (GD-DMG-4a, the default) 180 − 50 = 130 → HP 191; on the damage 70 ×
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from playwright import sync_api
 
 from tests.e2e.conftest import LiveServer
 from tests.e2e.demo import DemoFight, open_demo
-from tests.e2e.test_table_page import ARTIFACTS, CHROMIUM, UNLABELLED
+from tests.e2e.test_table_page import ARTIFACTS, UNLABELLED
 
 pytestmark = [
     pytest.mark.e2e,
     pytest.mark.postgres,
     pytest.mark.slow,
 ]
-
-
-@pytest.fixture
-def browser(live_server: LiveServer) -> Iterator[Any]:
-    with sync_api.sync_playwright() as playwright:
-        launched = playwright.chromium.launch(
-            executable_path=str(CHROMIUM),
-            args=["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"],
-        )
-        try:
-            yield launched
-        finally:
-            launched.close()
 
 
 @pytest.fixture
