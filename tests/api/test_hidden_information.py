@@ -5,7 +5,12 @@ and state made of distinctive four-digit numbers (HP 7919, armour 1031, INI 1427
 every reader (a player, another player, a viewer, a sheet site) reads every read surface,
 then none of the hidden combatant's values appears anywhere in any answer; and the GM, who
 may see them, does find them (so the search can fail). The matrix is surface × reader ×
-rule system; a finding names all three and the value.
+rule system; a finding names all three and the value. The GM's secret roll (1D100+4271) is
+searched for the same way.
+
+Every route of the API is read by a surface here, checked for secrets by a test elsewhere, or
+listed with why it cannot carry a secret: a test walks the OpenAPI document and fails on a
+route in none of the three lists, naming the line to add (as the authorisation matrix does).
 """
 
 from __future__ import annotations
@@ -15,12 +20,14 @@ import re
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 from fastapi.testclient import TestClient
 
+from api.app import create_app
 from infra.demo import ak as demo_ak
 from infra.demo import wz as demo_wz
 from infra.demo.table import DemoTable
@@ -29,8 +36,6 @@ from tests.api.conftest import auth, key
 from tests.api.fight import ACE_JOIN, Fight, ace_join, ace_shoots_grunt
 from tests.support.runtime import log_heads
 from tests.unit.encounter.table import sheet, weapon
-
-pytestmark = pytest.mark.postgres
 
 READERS = ("aoi", "kai", "mio", "site")  # the controlling player, another, a viewer, a site
 SURFACES = (
@@ -56,7 +61,119 @@ SURFACES = (
     "inclusion proofs",
     "roll logs (list)",
     "table log",
+    "campaign",
+    "me",
+    "what-if options",
+    "roll log (GM's secret roll)",
+    "roll log verified",
 )
+
+# --- every route of the API, and why it is searched or not ----------------------------------
+# A route is (method, path as the OpenAPI document names it). Each list takes one line per
+# route; `test_every_route_is_searched_checked_elsewhere_or_cannot_carry_a_secret` names the
+# line to add for a route in none of them.
+
+# The routes the matrix reads, each with its surface (the key in `answers`).
+READ_BY: dict[tuple[str, str], str] = {
+    ("GET", "/v1/encounters/{encounter_id}"): "state",
+    ("GET", "/v1/encounters/{encounter_id}/at"): "time travel (/at)",
+    ("GET", "/v1/encounters/{encounter_id}/events"): "events",
+    ("GET", "/v1/encounters/{encounter_id}/stream"): "stream",
+    ("GET", "/v1/encounters/{encounter_id}/log"): "log",
+    ("GET", "/v1/encounters/{encounter_id}/rulings/search"): "rulings (read model)",
+    ("GET", "/v1/encounters/{encounter_id}/rulings"): "rulings (audit trail)",
+    ("POST", "/v1/encounters/{encounter_id}/replay"): "replay",
+    ("POST", "/v1/encounters/{encounter_id}/commands"): "command answers",
+    ("GET", "/v1/encounters/{encounter_id}/crews"): "crews",
+    ("GET", "/v1/encounters/{encounter_id}/points"): "points",
+    ("GET", "/v1/encounters/{encounter_id}/playable"): "playable",
+    ("GET", "/v1/encounters/{encounter_id}/disputes"): "disputes",
+    ("GET", "/v1/encounters/{encounter_id}/audit"): "audit (dice)",
+    ("GET", "/v1/encounters/{encounter_id}/options"): "what-if options",
+    ("GET", "/v1/campaigns/{campaign_id}/timeline"): "campaign timeline",
+    ("GET", "/v1/campaigns/{campaign_id}"): "campaign",
+    ("GET", "/v1/me"): "me",
+    ("GET", "/v1/log/{shard}/inclusion"): "inclusion proofs",
+    ("GET", "/v1/roll-logs/{log_id}"): "roll log (GM's secret roll)",
+    ("GET", "/v1/roll-logs/{log_id}/verify"): "roll log verified",
+    ("GET", "/v1/campaigns/{campaign_id}/rolls/logs"): "roll logs (list)",
+}
+# Routes whose answers another test searches for what its readers may not see: "file::test".
+CHECKED_ELSEWHERE: dict[tuple[str, str], str] = {}
+
+GM_ONLY = "the GM's alone (authorisation matrix): any other reader is refused before a read"
+CAMPAIGN_RECORDS = (
+    "a campaign's pilots, units and scenarios, kept by its players and GM outside any encounter "
+    "and open to every member by design: no encounter's or roll's event feeds them"
+)
+OWN_ROLL = "answers the caller's own roll; anyone else reads it in the roll log (READ_BY)"
+SERVICE = "the service's own health, version and fixed BCDice-API facts: no campaign's data"
+LOG_HASHES = "the log's heads, key, signed checkpoints and proofs: sizes and hashes, no event"
+# Routes that cannot answer a reader with an encounter's or a roll's secret, and why.
+CANNOT_CARRY_SECRETS: dict[tuple[str, str], str] = {
+    ("POST", "/v1/campaigns"): "opens a campaign: the caller's own, with nothing in it yet",
+    ("PUT", "/v1/campaigns/{campaign_id}/options"): GM_ONLY,
+    ("POST", "/v1/campaigns/{campaign_id}/members"): GM_ONLY,
+    ("PATCH", "/v1/campaigns/{campaign_id}/members/{member_id}"): GM_ONLY,
+    ("DELETE", "/v1/campaigns/{campaign_id}/members/{member_id}"): GM_ONLY,
+    ("GET", "/v1/campaigns/{campaign_id}/tokens"): GM_ONLY,
+    ("POST", "/v1/campaigns/{campaign_id}/tokens"): GM_ONLY,
+    ("DELETE", "/v1/campaigns/{campaign_id}/tokens/{token_id}"): GM_ONLY,
+    ("POST", "/v1/campaigns/{campaign_id}/encounters"): GM_ONLY,
+    ("POST", "/v1/encounters/{encounter_id}/reveal"): GM_ONLY,
+    ("POST", "/v1/encounters/{encounter_id}/disputes/{dispute_id}/uphold"): GM_ONLY,
+    ("POST", "/v1/encounters/{encounter_id}/disputes/{dispute_id}/amend"): GM_ONLY,
+    ("POST", "/v1/encounters/{encounter_id}/disputes"): (
+        "answers the dispute's id and the encounter's version (DisputeAnswer): nothing of a "
+        "ruling; the dispute itself is read back through `disputes`"
+    ),
+    ("POST", "/v1/roll-logs/{log_id}/reveal"): GM_ONLY,
+    ("POST", "/v1/campaigns/{campaign_id}/scenarios"): GM_ONLY,
+    ("POST", "/v1/scenarios/{scenario_id}/start"): GM_ONLY,
+    ("POST", "/v1/scenarios/{scenario_id}/close"): GM_ONLY,
+    ("GET", "/v1/scenarios/{scenario_id}"): CAMPAIGN_RECORDS,
+    ("POST", "/v1/scenarios/{scenario_id}/participants"): CAMPAIGN_RECORDS,
+    ("POST", "/v1/campaigns/{campaign_id}/characters"): CAMPAIGN_RECORDS,
+    ("POST", "/v1/campaigns/{campaign_id}/characters/import"): CAMPAIGN_RECORDS,
+    ("GET", "/v1/characters/{character_id}"): CAMPAIGN_RECORDS,
+    ("GET", "/v1/characters/{character_id}/sheet"): CAMPAIGN_RECORDS,
+    ("GET", "/v1/characters/{character_id}/hp-ledger"): CAMPAIGN_RECORDS,
+    ("POST", "/v1/characters/{character_id}/advance"): CAMPAIGN_RECORDS,
+    ("POST", "/v1/characters/{character_id}/items"): CAMPAIGN_RECORDS,
+    ("DELETE", "/v1/characters/{character_id}/items/{item_name}"): CAMPAIGN_RECORDS,
+    ("POST", "/v1/characters/{character_id}/skills"): CAMPAIGN_RECORDS,
+    ("DELETE", "/v1/characters/{character_id}/skills/{skill_name}"): CAMPAIGN_RECORDS,
+    ("POST", "/v1/campaigns/{campaign_id}/units"): CAMPAIGN_RECORDS,
+    ("GET", "/v1/units/{unit_id}"): CAMPAIGN_RECORDS,
+    ("GET", "/v1/units/{unit_id}/sheet"): CAMPAIGN_RECORDS,
+    ("POST", "/v1/units/{unit_id}/items"): CAMPAIGN_RECORDS,
+    ("DELETE", "/v1/units/{unit_id}/items/{item_name}"): CAMPAIGN_RECORDS,
+    ("POST", "/v1/campaigns/{campaign_id}/tables"): GM_ONLY,
+    ("GET", "/v1/campaigns/{campaign_id}/tables"): (
+        "the kept dice tables every member rolls on, open by design; which table a secret roll "
+        "used shows only in its roll log (READ_BY)"
+    ),
+    ("GET", "/v1/campaigns/{campaign_id}/tables/{name}"): (
+        "one kept dice table, open to every member by design (as the list of them)"
+    ),
+    ("POST", "/v1/campaigns/{campaign_id}/rolls"): OWN_ROLL,
+    ("GET", "/bcdice/{credential}/v2/game_system/{system_id}/roll"): OWN_ROLL,
+    ("POST", "/bcdice/{credential}/v2/game_system/{system_id}/roll"): OWN_ROLL,
+    ("POST", "/bcdice/{credential}/v2/original_table"): OWN_ROLL,
+    ("GET", "/bcdice/{credential}"): SERVICE,
+    ("GET", "/bcdice/{credential}/v2/version"): SERVICE,
+    ("GET", "/bcdice/{credential}/v2/admin"): SERVICE,
+    ("GET", "/bcdice/{credential}/v2/game_system"): SERVICE,
+    ("GET", "/bcdice/{credential}/v2/game_system/{system_id}"): SERVICE,
+    ("GET", "/healthz"): SERVICE,
+    ("GET", "/readyz"): SERVICE,
+    ("GET", "/v1/version"): SERVICE,
+    ("GET", "/v1/log/head"): LOG_HASHES,
+    ("GET", "/v1/log/key"): LOG_HASHES,
+    ("GET", "/v1/log/{shard}/checkpoint"): LOG_HASHES,
+    ("GET", "/v1/log/{shard}/consistency"): LOG_HASHES,
+}
+
 # A number in an answer, not a piece of a hash, a UUID, a timestamp or a longer number.
 NUMBER = r"(?<![\w.])(?<!\w-){}(?![\w\-]|\.\d)"
 
@@ -74,6 +191,7 @@ class Table:
     answers: dict[str, list[Any]] = field(default_factory=dict)
     hidden_join: int = 0  # index of the hidden combatant's JoinCombatant among the commands
     amended_sheet: dict[str, Any] = field(default_factory=dict)
+    roll_log: str = ""  # the GM's secret roll log in the campaign (`secret_roll`)
 
     def get(self, path: str, who: str, **params: Any) -> httpx.Response:
         return self.client.get(
@@ -284,6 +402,21 @@ def secrets(table: Table) -> set[int]:
     return {n for n in found if n >= 1000}
 
 
+SECRET_TARGET = 4271  # the GM's secret roll: 1D100+4271, a total of 4272 to 4371
+
+
+def secret_roll(table: Table) -> set[int]:
+    """The GM rolls in secret in the fight's campaign; its target and total are secrets."""
+    rolled = table.client.post(
+        f"/v1/campaigns/{table.campaign}/rolls",
+        headers=auth(table.tokens["gm"]) | key(),
+        json={"name": "GM秘匿", "secret": True, "expression": f"1D100+{SECRET_TARGET}"},
+    )
+    assert rolled.status_code in (200, 201), rolled.text
+    table.roll_log = rolled.json()["roll_log"]["id"]
+    return {SECRET_TARGET, rolled.json()["roll"]["total"]}
+
+
 def _caught_up(table: Table, runtime: Runtime, path: str) -> None:
     heads = log_heads(runtime)
     for _ in range(400):
@@ -335,6 +468,17 @@ def answers(table: Table, who: str) -> dict[str, Any]:
         "audit (dice)": table.get("/audit", who).text,
         "campaign timeline": table.client.get(
             f"/v1/campaigns/{table.campaign}/timeline", headers=auth(table.tokens[who])
+        ).text,
+        "campaign": table.client.get(
+            f"/v1/campaigns/{table.campaign}", headers=auth(table.tokens[who])
+        ).text,
+        "me": table.client.get("/v1/me", headers=auth(table.tokens[who])).text,
+        "what-if options": table.get("/options", who).text,
+        "roll log (GM's secret roll)": table.client.get(
+            f"/v1/roll-logs/{table.roll_log}", headers=auth(table.tokens[who])
+        ).text,
+        "roll log verified": table.client.get(
+            f"/v1/roll-logs/{table.roll_log}/verify", headers=auth(table.tokens[who])
         ).text,
     }
     found["inclusion proofs"] = _inclusion_proofs(table, who, found["events"])
@@ -394,10 +538,20 @@ def projected(runtime: Runtime) -> Runtime:
     return runtime
 
 
+def _route(path: str) -> re.Pattern[str]:
+    """A route's path as a pattern of the paths it serves."""
+    return re.compile(re.sub(r"\\{[^}]+\\}", "[^/]+", re.escape(path)))
+
+
+@pytest.mark.postgres
 @pytest.mark.parametrize("ruleset", sorted(FIGHTS))
 def test_no_reader_finds_a_hidden_combatants_values_anywhere(
     ruleset: str, client: TestClient, projected: Runtime
 ) -> None:
+    requested: list[tuple[str, str, str]] = []  # (method, path, Authorization) of each call
+    client.event_hooks["request"] = [
+        lambda r: requested.append((r.method, r.url.path, r.headers.get("authorization", "")))
+    ]
     table = FIGHTS[ruleset](client)
     assert table.post("/reveal", "gm", {}).status_code == 200  # the audit surface needs it
     for path in ("/log", "/rulings/search"):
@@ -405,9 +559,13 @@ def test_no_reader_finds_a_hidden_combatants_values_anywhere(
     values = secrets(table)
     assert len(values) >= 3, values  # the fight did put distinctive numbers in play
     _gm_checks_in_secret(table, values)
+    rolled = secret_roll(table)
+    values |= rolled
     seen_by_gm = answers(table, "gm")
+    assert set(seen_by_gm) == set(SURFACES)
     assert leaks(seen_by_gm["state"], values), "the GM must see the hidden sheet"
     assert leaks(seen_by_gm["table log"], values), "the GM must see their secret rolls"
+    assert leaks(seen_by_gm["roll log (GM's secret roll)"], rolled) == sorted(rolled)
     assert json.loads(seen_by_gm["replay, hidden join renamed (unapplied)"])["unapplied"]
     found = {
         (surface, who, value)
@@ -419,9 +577,47 @@ def test_no_reader_finds_a_hidden_combatants_values_anywhere(
     assert not found, f"{ruleset}: {len(found)} leaks over {tried} surface × reader cases: " + (
         "; ".join(f"{s} to {w}: {v}" for s, w, v in sorted(found))
     )
+    # READ_BY says which routes the surfaces read: each was read with a reader's token.
+    bearers = {auth(table.tokens[who])["Authorization"] for who in READERS}
+    unread = [
+        f"{method} {path} ({surface})"
+        for (method, path), surface in READ_BY.items()
+        if not any(
+            m == method and _route(path).fullmatch(p) and bearer in bearers
+            for m, p, bearer in requested
+        )
+    ]
+    assert not unread, f"READ_BY lists routes no reader read here: {unread}"
+
+
+def test_every_route_is_searched_checked_elsewhere_or_cannot_carry_a_secret() -> None:
+    """As the authorisation matrix: a new route fails here until someone says where its
+    answers are searched for secrets, or why they cannot hold one."""
+    paths = create_app(lambda: None, lambda _: None).openapi()["paths"]  # no server needed
+    served = {(method.upper(), path) for path, ops in paths.items() for method in ops}
+    lists = (READ_BY, CHECKED_ELSEWHERE, CANNOT_CARRY_SECRETS)
+    listed = [route for routes in lists for route in routes]
+    missing = sorted(served - set(listed))
+    assert not missing, (
+        f"{len(missing)} route(s) of the API the hidden-information matrix does not account "
+        "for. In tests/api/test_hidden_information.py, add each line to READ_BY (and read the "
+        "route in `answers`, its surface in SURFACES), to CHECKED_ELSEWHERE (the value: "
+        '"tests/<file>.py::<test>" that searches its answers) or to CANNOT_CARRY_SECRETS '
+        "(the value: why no reader's answer can hold a secret):\n"
+        + "\n".join(f'    ("{method}", "{path}"): "...",' for method, path in missing)
+    )
+    stale = sorted(set(listed) - served)
+    assert not stale, f"the API no longer serves these: remove their lines: {stale}"
+    twice = sorted({route for route in listed if listed.count(route) > 1})
+    assert not twice, f"listed twice (keep the one that holds): {twice}"
+    assert set(READ_BY.values()) <= set(SURFACES), set(READ_BY.values()) - set(SURFACES)
+    for route, where in CHECKED_ELSEWHERE.items():
+        file, test = where.split("::")
+        assert f"def {test}(" in Path(file).read_text(encoding="utf-8"), (route, where)
 
 
 @pytest.mark.parametrize("ruleset", sorted(FIGHTS))
+@pytest.mark.postgres
 def test_the_command_answers_searched_carry_the_facts_and_the_gm_finds_the_values_there(
     ruleset: str, client: TestClient, runtime: Runtime
 ) -> None:
@@ -448,6 +644,7 @@ ORACLE_BODIES = [
 ]
 
 
+@pytest.mark.postgres
 def test_replay_as_an_oracle_answers_no_reader_by_the_hidden_numbers(
     client: TestClient,
 ) -> None:

@@ -17,13 +17,14 @@ from typing import Any
 import httpx
 import pytest
 import uvicorn
+from playwright import sync_api
 
 from api.app import create_app
 from infra.services.runtime import Runtime
 from tests.support.databases import APP_ROLE, TestServer
 from tests.support.runtime import start_runtime
 
-CHROMIUM = Path("/usr/bin/chromium")  # Debian's: the tests download no browser
+CHROMIUM = Path("/usr/bin/chromium")
 
 
 @dataclass
@@ -75,11 +76,11 @@ def live_server(e2e_runtime: Runtime) -> Iterator[LiveServer]:
             thread.join(timeout=15)
 
 
-@pytest.fixture
-def browser(live_server: LiveServer) -> Iterator[Any]:
-    """Chromium; closed before the server stops, so no live stream is cut mid-request."""
-    from playwright import sync_api  # only the browser tests need it
-
+@pytest.fixture(scope="module")
+def chromium() -> Iterator[Any]:
+    """One headless Chromium for a test file's page tests: launching it was most of a page
+    test's set-up (docs/capacity.md). Each test has contexts of its own (`browser`), which
+    share no cookies, storage or pages with another test's."""
     with sync_api.sync_playwright() as playwright:
         launched = playwright.chromium.launch(
             executable_path=str(CHROMIUM),
@@ -89,3 +90,12 @@ def browser(live_server: LiveServer) -> Iterator[Any]:
             yield launched
         finally:
             launched.close()
+
+
+@pytest.fixture
+def browser(chromium: Any, live_server: LiveServer) -> Iterator[Any]:
+    """The file's Chromium for one test. Every context the test opened, and its pages, is
+    closed before the test's server stops, so no live stream is cut mid-request."""
+    yield chromium
+    for context in chromium.contexts:
+        context.close()

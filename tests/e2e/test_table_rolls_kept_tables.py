@@ -13,7 +13,7 @@ from tests.e2e.conftest import LiveServer
 from tests.e2e.demo import _auth, _key
 from tests.e2e.test_table_rolls import Table, _entry, _open_log, table
 
-__all__ = ["table"]  # the fixture, shared (the browser is conftest's)
+__all__ = ["table"]  # the fixture, shared
 
 pytestmark = [
     pytest.mark.e2e,
