@@ -14,7 +14,11 @@ The same load runs, in the same process and run, against the bare reference serv
 LISTEN per process), each server with 1 and 2 worker processes on one port. Server CPU is
 accounted from /proc (psutil) over each measured window: the server's processes and the
 PostgreSQL backends of its database; the load generator's own CPU is reported beside it.
-"Tables per core" = the last T within both limits ÷ the server cores used at that T.
+"Tables per core", at the last T within both limits: the commands answered per second of
+server CPU times the table pace (= T ÷ the server cores used, when every table kept the pace).
+`--ignore-limits` ramps to `--most` whatever the latencies: the CPU a table costs on a machine
+too busy for the latency limits to say anything about the server; `--viewers 0` leaves the
+streams out, so that what they cost shows by difference.
 
 `python -m bench.table_load [--quick] [--json PATH] [--window S] [--start T] [--most T]`.
 """
@@ -37,7 +41,7 @@ import psycopg
 
 from bench.api import free_port, process, sheet
 from bench.common import KEY, Figure, fresh_database, report, server
-from bench.lean_http import Connection
+from bench.lean_http import Connection, ResponseNotUnderstood
 from bench.options import parser, write_figures
 
 PACE_S = 5.0
@@ -229,10 +233,19 @@ class Step:
     command_ms: list[float] = field(default_factory=list)
     visible_ms: list[float] = field(default_factory=list)
     unseen: int = 0
+    stopped: int = 0  # tables whose player died on an error: none in a sound run
     server_cores: float = 0.0
     postgres_cores: float = 0.0
     generator_cores: float = 0.0
     seconds: float = 0.0
+
+    def tables_per_core(self, pace_s: float) -> float:
+        """Tables one core of server CPU holds at table pace: the commands it answered per
+        core-second, times the seconds between a table's commands (T ÷ cores when every table
+        kept the pace; on a busy machine the generator's tables fall a little behind it)."""
+        if not self.server_cores or not self.seconds:
+            return 0.0
+        return self.commands / self.seconds * pace_s / self.server_cores
 
     @property
     def command_p99(self) -> float:
@@ -249,6 +262,7 @@ class Step:
             self.command_p99 <= COMMAND_P99_MS
             and self.visible_p95 <= VISIBLE_P95_MS
             and self.failures <= 0.01 * max(1, self.commands)
+            and self.stopped == 0
         )
 
     def summary(self) -> dict[str, float | int]:
@@ -260,9 +274,11 @@ class Step:
             "command_p99_ms": self.command_p99,
             "visible_p95_ms": self.visible_p95,
             "unseen": self.unseen,
+            "stopped": self.stopped,
             "server_cores": self.server_cores,
             "of_which_postgres_cores": self.postgres_cores,
             "generator_cores": self.generator_cores,
+            "seconds": self.seconds,
         }
 
 
@@ -293,8 +309,10 @@ class Target:
 class Load:
     """The tables at play on one server, their viewers' streams, and the measurements."""
 
-    def __init__(self, target: Target, rng: random.Random, pace: float) -> None:
-        self.target, self.rng, self.pace = target, rng, pace
+    def __init__(
+        self, target: Target, rng: random.Random, pace: float, viewers: tuple[str, ...]
+    ) -> None:
+        self.target, self.rng, self.pace, self.viewers = target, rng, pace, viewers
         self.playing: list[tuple[Table, list[Stream], asyncio.Task[None]]] = []
         self.answered: dict[tuple[str, int], float] = {}  # (table, version) → answer time
         self.seen: dict[str, dict[int, float]] = {}
@@ -303,7 +321,7 @@ class Load:
 
     async def add(self, table: Table) -> None:
         streams = []
-        for viewer in VIEWERS:
+        for viewer in self.viewers:
             seen: dict[int, float] = {}
             self.seen[f"{table.key}/{viewer}"] = seen
             stream = Stream(
@@ -334,7 +352,14 @@ class Load:
                     "If-Match": f'"{table.version}"',
                     "Idempotency-Key": str(uuid.uuid4()),
                 }
-                answer = await http.post(path, body, headers=headers)
+                try:
+                    answer = await http.post(path, body, headers=headers)
+                except ResponseNotUnderstood:
+                    # The server closed the connection as it sat idle (its keep-alive timeout
+                    # is the table's pace): a client connects again and sends the same request
+                    # (the same Idempotency-Key), as a browser does.
+                    await http.close()
+                    answer = await http.post(path, body, headers=headers)
                 done = time.perf_counter()
                 self.latencies.append((started, (done - started) * 1000))
                 if answer.status >= 300:
@@ -371,7 +396,7 @@ class Load:
         for (key, version), done in self.answered.items():
             if not start <= done < end:
                 continue
-            for viewer in VIEWERS:
+            for viewer in self.viewers:
                 arrived = self.seen[f"{key}/{viewer}"].get(version)
                 if arrived is None:
                     step.unseen += 1
@@ -379,8 +404,15 @@ class Load:
                     step.visible_ms.append(max(0.0, arrived - done) * 1000)
         return step
 
+    def stopped(self) -> int:
+        """Tables whose player stopped on an error (each also printed): their commands are
+        missing from the figures, so a run with any says so."""
+        return sum(1 for _, _, task in self.playing if task.done() and not task.cancelled())
+
     async def stop(self) -> None:
         for _, streams, task in self.playing:
+            if task.done() and not task.cancelled() and task.exception() is not None:
+                print(f"a table stopped: {task.exception()!r}")
             task.cancel()
             with _suppress_cancel():
                 await task
@@ -445,6 +477,7 @@ class Sizes:
     window_s: float
     pace_s: float
     enforce: bool = True  # False (--quick): every step runs, the last one stands as the limit
+    viewers: int = len(VIEWERS)  # fewer: what the streams cost, by difference
 
 
 async def ramp(
@@ -457,7 +490,7 @@ async def ramp(
     say: Any,
 ) -> list[Step]:
     """Raise T until a limit is crossed (or `sizes.most`); the steps measured."""
-    load = Load(target, random.Random(34), sizes.pace_s)
+    load = Load(target, random.Random(34), sizes.pace_s, VIEWERS[: sizes.viewers])
     steps: list[Step] = []
     wanted = sizes.start
     try:
@@ -477,6 +510,7 @@ async def ramp(
             servers_after, postgres_after = accounts.read()
             await asyncio.sleep(min(2.0, sizes.pace_s))  # the last answers' events arrive
             step = load.measure((start, end - sizes.pace_s / 10), wanted)
+            step.stopped = load.stopped()
             elapsed = end - start
             pg = _spent(postgres, postgres_after) / elapsed
             step.server_cores = _spent(servers, servers_after) / elapsed + pg
@@ -584,14 +618,14 @@ def run_all(sizes: Sizes, worker_counts: list[int]) -> dict[str, list[Step]]:
 
 
 def figures_of(
-    found: dict[str, list[Step]], worker_counts: list[int], *, enforce: bool = True
+    found: dict[str, list[Step]], worker_counts: list[int], *, pace_s: float, enforce: bool = True
 ) -> list[Figure]:
     figures = []
     for workers in worker_counts:
         senki = limit_of(found[f"senki/{workers}"], enforce=enforce)
         bare = limit_of(found[f"bare/{workers}"], enforce=enforce)
-        per_core = senki.tables / senki.server_cores if senki and senki.server_cores else 0.0
-        bare_per_core = bare.tables / bare.server_cores if bare and bare.server_cores else 0.0
+        per_core = senki.tables_per_core(pace_s) if senki else 0.0
+        bare_per_core = bare.tables_per_core(pace_s) if bare else 0.0
         figures += [
             Figure(
                 f"live tables per server core, {workers} worker(s)",
@@ -648,6 +682,13 @@ def main() -> None:
         help="ramp to --most whatever the latencies (the CPU a table costs, on a machine too "
         "busy for the latency limits to say anything about the server)",
     )
+    options.add_argument(
+        "--viewers",
+        type=int,
+        choices=range(len(VIEWERS) + 1),
+        default=len(VIEWERS),
+        help="viewers on each table's live stream (0: the commands' cost alone)",
+    )
     args = options.parse_args()
     if args.quick:  # a smoke run: two tiny steps at a fast pace
         sizes = Sizes(2, 3, 1.5, warm_s=1.0, window_s=3.0, pace_s=0.5, enforce=False)
@@ -660,10 +701,11 @@ def main() -> None:
             args.window,
             PACE_S,
             enforce=not args.ignore_limits,
+            viewers=args.viewers,
         )
     worker_counts = [int(w) for w in args.workers.split(",")]
     found = run_all(sizes, worker_counts)
-    figures = figures_of(found, worker_counts, enforce=sizes.enforce)
+    figures = figures_of(found, worker_counts, pace_s=sizes.pace_s, enforce=sizes.enforce)
     report("table_load", "Live tables (issue 34 §4)", figures)
     write_figures(args.json, figures)
     print(json.dumps({k: [s.summary() for s in steps] for k, steps in found.items()}))
