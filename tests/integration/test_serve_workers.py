@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import time
+import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -17,6 +18,7 @@ import httpx
 import psutil
 import pytest
 
+from infra.postgres.proc import read_pid_file
 from tests.support.processes import free_port, senki_env
 
 pytestmark = [pytest.mark.postgres, pytest.mark.slow]
@@ -25,21 +27,19 @@ STARTED = re.compile(r"worker (\d+) started \(pid (\d+)\)")
 
 
 @contextmanager
-def serve_two(
-    app_url: str, owner_url: str, log: Path
-) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+def serve_two(env: dict[str, str], log: Path) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
     port = free_port()
     command = [sys.executable, "-m", "infra.cli.main", "serve", "--port", str(port)]
     with log.open("wb") as output:
         parent = subprocess.Popen(
             [*command, "--workers", "2", "--graceful-timeout", "3"],
-            env=senki_env(app_url, owner_url) | {"SENKI_LOG_LEVEL": "warning"},
+            env=env | {"SENKI_LOG_LEVEL": "warning"},
             stdout=output,
             stderr=subprocess.STDOUT,
         )
     base = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 90
+        deadline = time.monotonic() + 180  # the embedded default may run initdb first
         while len(workers(log)) < 2 or not _answers(base):
             if parent.poll() is not None or time.monotonic() > deadline:
                 raise AssertionError(f"senki serve --workers 2 did not start:\n{log.read_text()}")
@@ -82,7 +82,7 @@ def test_two_workers_serve_one_port_and_a_dead_one_is_replaced(
     app_url: str, owner_url: str, tmp_path: Path
 ) -> None:
     log = tmp_path / "serve.log"
-    with serve_two(app_url, owner_url, log) as (base, parent):
+    with serve_two(senki_env(app_url, owner_url), log) as (base, parent):
         first = workers(log)
         assert len(set(first.values())) == 2
         # Each worker, alone, answers on the one port.
@@ -108,3 +108,34 @@ def test_two_workers_serve_one_port_and_a_dead_one_is_replaced(
         assert parent.wait(timeout=30) == 0, log.read_text()
         for pid in replaced.values():
             assert not psutil.pid_exists(pid) or psutil.Process(pid).status() == "zombie"
+
+
+def test_on_the_embedded_default_the_parent_alone_starts_and_stops_postgresql(
+    tmp_path: Path,
+) -> None:
+    data_dir = (tmp_path / "senki").resolve()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SENKI_")}
+    log = tmp_path / "serve.log"
+    with serve_two(env | {"SENKI_DATA_DIR": str(data_dir)}, log) as (base, parent):
+        postmaster = read_pid_file(data_dir / "pg")
+        assert postmaster is not None
+        users_lock = str(data_dir / "pg.users.lock")
+        # The parent uses the server it started; the workers reach it by URL, as an external
+        # one: none of them holds it, so none can start, adopt or stop it.
+        assert users_lock in {f.path for f in psutil.Process(parent.pid).open_files()}
+        for pid in workers(log).values():
+            assert users_lock not in {f.path for f in psutil.Process(pid).open_files()}
+        answer = httpx.post(
+            f"{base}/v1/campaigns",
+            json={"name": "蒼穹", "gm_member_id": "gm"},
+            headers={"Idempotency-Key": str(uuid.uuid4())},
+            timeout=30,
+        )
+        assert answer.status_code == 201, answer.text
+
+        parent.send_signal(signal.SIGTERM)
+        assert parent.wait(timeout=60) == 0, log.read_text()
+        deadline = time.monotonic() + 60
+        while psutil.pid_exists(postmaster.pid):  # its last user gone: the server stops
+            assert time.monotonic() < deadline, "the embedded server outlived its last user"
+            time.sleep(0.5)
