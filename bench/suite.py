@@ -57,7 +57,21 @@ BENCHMARKS = (
     Benchmark(
         "writes",
         "bench.writes",
-        (Aim(r"shards, \d+ encounters$", "≥", 0.5, 7), Aim("shards over 1 shard$", "≥", 2, 7)),
+        (
+            Aim(r"shards, \d+ encounters$", "≥", 0.5, 7),
+            Aim("shards over 1 shard$", "≥", 2, 7),
+            Aim("^writes per shard over plain eventsourcing", "≥", 3, 34),
+        ),
+    ),
+    Benchmark(
+        "table-load",
+        "bench.table_load",
+        (
+            Aim("^live tables per server core, 1 ", "≥", 0.25, 34),
+            Aim("^live tables per server core, 2 ", "≥", 0.25, 34),
+            Aim(r"\(absolute\), 1 ", "≥", 1, 34),
+            Aim(r"\(absolute\), 2 ", "≥", 1, 34),
+        ),
     ),
     Benchmark("startup", "bench.startup", (Aim("^senki --help", "≤", 2, 34),)),
     # Issue #18's figures on this one machine: no aim (the clusters share its cores).

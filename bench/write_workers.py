@@ -52,6 +52,9 @@ class Drive:
     raw: bool  # True: one-row INSERTs into RAW_TABLE instead of encounter commands
     warmup: float
     seconds: float
+    # > 0: the plain eventsourcing library writing this many events a command instead
+    # (bench/plain_eventsourcing.py); `raw` is then False.
+    plain_events: float = 0.0
 
 
 Step = Callable[[], object]
@@ -65,7 +68,8 @@ def work(drive: Drive, ready: Barrier, results: Queue[tuple[str, Any]]) -> None:
     appends)) for the measured window, or ("error", traceback). The CPU time says whether the
     client was the limit; calls and appends how many appends each call carried."""
     try:
-        with _raw(drive) if drive.raw else _senki(drive) as (steps, sent):
+        chosen = _raw if drive.raw else _plain if drive.plain_events else _senki
+        with chosen(drive) as (steps, sent):
             ready.wait(timeout=300)
             begin = time.time() + drive.warmup
             end = begin + drive.seconds
@@ -124,6 +128,17 @@ def _turns(runtime: bootstrap.Runtime, fight: uuid.UUID) -> Step:
         return runtime.encounters.command(fight, GM, command, body)
 
     return step
+
+
+@contextmanager
+def _plain(drive: Drive) -> Iterator[tuple[list[Step], Sent]]:
+    from bench.plain_eventsourcing import application, commands
+
+    app = application(drive.url, len(drive.fights))
+    try:
+        yield commands(app, len(drive.fights), drive.plain_events), lambda: (0, 0)
+    finally:
+        app.close()
 
 
 @contextmanager

@@ -42,6 +42,7 @@ from rich.console import Console
 from bench.common import KEY, Figure, fresh_database, report, server
 from bench.encounter import open_fight
 from bench.options import parser, write_figures
+from bench.plain_eventsourcing import application
 from bench.write_waits import sampled
 from bench.write_workers import RAW_TABLE, Drive, work
 from infra import bootstrap
@@ -67,6 +68,8 @@ class Measured:
     commands: float  # encounter commands/s
     raw: float  # raw one-row transactions/s, same threads, same database
     spread: list[int]  # events per shard table
+    events_per_command: float = 0.0
+    plain: float = 0.0  # the plain eventsourcing library's commands/s, same events a command
 
 
 def set_up(service: str, shards: int, encounters: int) -> list[str]:
@@ -110,7 +113,13 @@ def drive(template: Drive, fights: list[str], workers: int, owner: str) -> float
     done, cpu = sum(int(c[0]) for c in counts), sum(float(c[1]) for c in counts)
     begin, end = min(float(c[2]) for c in counts), max(float(c[3]) for c in counts)
     calls, appends = sum(int(c[4]) for c in counts), sum(int(c[5]) for c in counts)
-    what = "raw inserts" if template.raw else f"commands on {template.shards} shard(s)"
+    what = (
+        "raw inserts"
+        if template.raw
+        else f"plain eventsourcing, {template.plain_events:.2f} events a command"
+        if template.plain_events
+        else f"commands on {template.shards} shard(s)"
+    )
     batching = "" if template.raw else f"; {appends / max(calls, 1):.1f} appends per call"
     print(
         f"{what}: {done / template.seconds:,.0f}/s; the {len(shares)} driving processes used "
@@ -145,13 +154,20 @@ def measure(superuser: str, shards: int, load: Load) -> Measured:
                     "body bytea NOT NULL)"
                 ).format(sql.Identifier(RAW_TABLE))
             )
-        before = events_per_shard(owner, shards)
+        before, issued = events_per_shard(owner, shards), commands_issued(owner, shards)
         # The raw reference as the owner: the role makes no difference to an INSERT's cost.
         raw_drive = Drive(owner, shards, (), True, load.warmup, load.seconds)
         raw = drive(raw_drive, fights, load.workers, owner)
         senki = drive(replace(raw_drive, url=service, raw=False), fights, load.workers, owner)
         after = events_per_shard(owner, shards)
-    return Measured(shards, senki, raw, [a - b for a, b in zip(after, before, strict=True)])
+        per_command = (sum(after) - sum(before)) / max(1, commands_issued(owner, shards) - issued)
+        plain = 0.0
+        if shards == 1:  # the library has one events table: beside Senki's one shard
+            application(owner, 1).close()  # its table, created once before the workers
+            plain_drive = replace(raw_drive, raw=False, plain_events=per_command)
+            plain = drive(plain_drive, fights, load.workers, owner)
+    spread = [a - b for a, b in zip(after, before, strict=True)]
+    return Measured(shards, senki, raw, spread, per_command, plain)
 
 
 def events_per_shard(owner: str, shards: int) -> list[int]:
@@ -163,6 +179,22 @@ def events_per_shard(owner: str, shards: int) -> list[int]:
                 sql.SQL("SELECT count(*) FROM {}.{}").format(sql.Identifier(SCHEMA), table)
             ).fetchone()
             counted.append(int(str(row[0])) if row else 0)
+    return counted
+
+
+def commands_issued(owner: str, shards: int) -> int:
+    """Commands recorded so far: each appends one CommandIssued event first."""
+    counted = 0
+    with psycopg.connect(owner) as conn:
+        for index in range(shards):
+            table = sql.Identifier(ShardTables(index).events)
+            row = conn.execute(
+                sql.SQL("SELECT count(*) FROM {}.{} WHERE topic LIKE %s").format(
+                    sql.Identifier(SCHEMA), table
+                ),
+                ("%CommandIssued%",),
+            ).fetchone()
+            counted += int(str(row[0])) if row else 0
     return counted
 
 
@@ -203,6 +235,15 @@ def figures(one: Measured, many: Measured, load: Load) -> list[Figure]:
             raw,
             one.raw,
             "(for information)",
+        ),
+        Figure(
+            "writes per shard over plain eventsourcing, "
+            f"{one.events_per_command:.2f} events a command",
+            one.commands,
+            "/s",
+            "the plain eventsourcing library on its PostgreSQL recorder, same events a command",
+            one.plain,
+            "≥ 3×",
         ),
     ]
 

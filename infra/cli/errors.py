@@ -24,6 +24,7 @@ def _known() -> list[tuple[tuple[type[BaseException], ...], int]]:
     from domain.roll_log import RollLogClosed
     from domain.rules.errors import RuleViolation
     from infra.bootstrap import NotMigrated
+    from infra.cli.workers import WorkersRefused
     from infra.dice_key import DiceKeyError
     from infra.postgres.database import DatabaseUnavailable
     from infra.store.migrate import MigrationError
@@ -34,7 +35,14 @@ def _known() -> list[tuple[tuple[type[BaseException], ...], int]]:
         ((DiceSyntaxError, DiceEntryError, RollLogClosed, RuleViolation, MoveRefused), BAD_INPUT),
         ((MoveFailed,), UNEXPECTED),
         (
-            (NotMigrated, MigrationError, DiceKeyError, DatabaseUnavailable, ShardsShrunk),
+            (
+                NotMigrated,
+                MigrationError,
+                DiceKeyError,
+                DatabaseUnavailable,
+                ShardsShrunk,
+                WorkersRefused,
+            ),
             SETUP,
         ),
         ((NotFound,), NOT_FOUND),

@@ -46,9 +46,11 @@ def serve(
     *,
     on_shutdown: Callable[[], None],
     graceful_timeout: int = GRACEFUL_TIMEOUT_S,
+    sockets: list[socket.socket] | None = None,
 ) -> None:
-    """Serve until SIGTERM or SIGINT; `on_shutdown` runs as soon as shutting down begins."""
-    _Server(configured(application, settings, graceful_timeout), on_shutdown).run()
+    """Serve until SIGTERM or SIGINT; `on_shutdown` runs as soon as shutting down begins.
+    With `sockets` (`senki serve --workers`), accept on those instead of binding host and port."""
+    _Server(configured(application, settings, graceful_timeout), on_shutdown).run(sockets)
 
 
 def configured(

@@ -73,6 +73,16 @@ def serve(
             show_default=False,
         ),
     ] = None,
+    workers: Annotated[
+        int,
+        typer.Option(
+            min=1,
+            max=64,
+            help="Server processes sharing the one listening port (on the embedded default "
+            "this process starts PostgreSQL once and projects the read models; each worker "
+            "serves requests and streams).",
+        ),
+    ] = 1,
 ) -> None:
     """Run the HTTP API (on the embedded PostgreSQL unless SENKI_DATABASE_URL is set)."""
     from api.app import create_app
@@ -85,6 +95,17 @@ def serve(
     settings = settings.model_copy(
         update={"host": host or settings.host, "port": port or settings.port}
     )
+    timeout = settings.graceful_timeout if graceful_timeout is None else graceful_timeout
+    if workers > 1:
+        from infra.cli.workers import serve_workers
+
+        where = (
+            "embedded PostgreSQL in " + str(settings.data_dir) if settings.embedded else "external"
+        )
+        console.print(f"[bold]Senki[/] {workers} workers on {where}")
+        _print_addresses(host or settings.host, port or settings.port)
+        serve_workers(settings, workers, timeout, say=console.print)
+        return
     gc_tuning.tune()
     runtime = bootstrap.start(settings)
     if settings.embedded:  # one machine: the read models are projected inside `serve`
@@ -104,9 +125,7 @@ def serve(
         application,
         settings,
         on_shutdown=runtime.shutting_down.set,
-        graceful_timeout=(
-            settings.graceful_timeout if graceful_timeout is None else graceful_timeout
-        ),
+        graceful_timeout=timeout,
     )
 
 

@@ -5,6 +5,7 @@ as opening it would exit 3 instead)."""
 from __future__ import annotations
 
 import os
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -29,6 +30,7 @@ BAD_OPTIONS = [
     (["serve", "--host", "not a host"], "--host"),
     (["serve", "--host", "-bad-.example"], "--host"),
     (["serve", "--graceful-timeout", "-1"], "--graceful-timeout"),
+    (["serve", "--workers", "0"], "--workers"),
     (["verify", "--expect-head", "0:1:nothex"], "--expect-head"),
     (["verify", "--expect-head", "0:1"], "--expect-head"),
     (["verify", "--expect-head", f"x:1:{A_HASH}"], "--expect-head"),
@@ -88,3 +90,36 @@ def test_serve_on_a_port_out_of_range_is_one_line_not_a_traceback() -> None:
     assert "Traceback" not in result.stderr + result.stdout
     assert "--port" in result.stderr
     assert "65535" in result.stderr
+
+
+def _serve_workers(*options: str, **env: str) -> subprocess.CompletedProcess[str]:
+    clean = {k: v for k, v in os.environ.items() if not k.startswith("SENKI_")}
+    return subprocess.run(
+        [SENKI, "serve", "--workers", "2", *options],
+        capture_output=True,
+        text=True,
+        env=clean | UNREACHABLE | env,
+        timeout=120,
+        check=False,
+    )
+
+
+def test_workers_with_a_metrics_port_of_their_own_are_refused_saying_why() -> None:
+    # One port serves one process's counters: N workers cannot share it.
+    result = _serve_workers(SENKI_METRICS_PORT="9464")
+    said = " ".join(result.stderr.split())
+    assert result.returncode == 3, said
+    assert "Traceback" not in result.stderr + result.stdout
+    assert "SENKI_METRICS_PORT" in said
+
+
+def test_workers_on_a_port_in_use_are_refused_naming_it() -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = _serve_workers("--port", str(port))
+    said = " ".join(result.stderr.split())
+    assert result.returncode == 3, said
+    assert "Traceback" not in result.stderr + result.stdout
+    assert f"port {port}" in said
