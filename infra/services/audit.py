@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from uuid import UUID
 
-from pydantic import BaseModel, ConfigDict, JsonValue
+from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
 from domain.aggregate import NotFound
 from domain.dice import RollResult, fair_die, verify, verify_commitment
@@ -23,7 +23,7 @@ from domain.encounter.events import EncounterOpened, EncounterSeedRevealed
 from domain.encounter.record import CommandIssued
 from domain.events import DomainEvent
 from domain.rules.records import EncounterDiceRolled, RulingRecorded
-from infra.rule_texts import anchor, rule_text
+from infra.rule_texts import anchor, rule_text, seed_words
 from infra.services.executor import Executor
 from infra.services.visibility import Lens
 from infra.store.ledger import Ledger
@@ -34,6 +34,15 @@ REVEALED_TOPIC = "EncounterSeedRevealed.v1"
 _PAGE = 2000
 
 
+class SeedPassage(BaseModel):
+    """The rule in the seed's words (verbatim lines), or why the seed has none."""
+
+    model_config = ConfigDict(frozen=True)
+
+    text: str | None
+    source: str = Field(description="Where the lines stand in the seed, or why there are none.")
+
+
 class RuleCited(BaseModel):
     """A rule a ruling applied, with its line in RULES.md (None if the digest lacks it)."""
 
@@ -42,6 +51,11 @@ class RuleCited(BaseModel):
     rule_id: str
     text: str | None
     anchor: str
+    ja_source: SeedPassage = Field(
+        description="The seed's own Japanese words for the rule, shown beside the digest's "
+        "text on a Japanese table; `text` is null when the seed does not state the rule, "
+        "and `source` then says why."
+    )
 
 
 class DieAudit(BaseModel):
@@ -207,7 +221,12 @@ def build_trail(encounter_id: UUID, recorded: Sequence[Recorded]) -> list[AuditE
                     at=event.at,
                     by=event.by,
                     rules=[
-                        RuleCited(rule_id=i, text=rule_text(i), anchor=anchor(i))
+                        RuleCited(
+                            rule_id=i,
+                            text=rule_text(i),
+                            anchor=anchor(i),
+                            ja_source=_seed_passage(i),
+                        )
                         for i in event.rule_ids
                     ],
                     inputs=_plain(event.inputs),
@@ -368,3 +387,8 @@ def check_dice(encounter_id: UUID, recorded: Sequence[Recorded], shard: int = 0)
             f"version {item.version}, roll #{result.roll_seq}: {p}" for p in check.problems
         ]
     return finding
+
+
+def _seed_passage(rule_id: str) -> SeedPassage:
+    words = seed_words(rule_id)
+    return SeedPassage(text=words.text, source=words.source)
