@@ -47,6 +47,11 @@ class Problem(BaseModel):
     title: str
     status: int
     detail: str = Field(description="What was wrong and what to do about it.")
+    detail_ja: str | None = Field(
+        default=None,
+        description="The same detail in Japanese (the rule texts' terms), for a refusal by the "
+        "rules or by the state of the game: a Japanese client shows it instead of `detail`.",
+    )
     rule_id: str | None = Field(default=None, description="The rule (RULES.md) that refused it.")
     current_version: int | None = Field(default=None, description="The version now (412).")
     errors: list[FieldError] | None = Field(default=None, description="Field errors (422).")
@@ -112,7 +117,12 @@ def install(app: FastAPI) -> None:
     @app.exception_handler(RuleViolation)
     async def refused(request: Request, error: RuleViolation) -> JSONResponse:
         return problem(
-            422, "rule-violation", "Refused by the rules", str(error), rule_id=error.rule_id
+            422,
+            "rule-violation",
+            "Refused by the rules",
+            str(error),
+            rule_id=error.rule_id,
+            detail_ja=error.message_ja,
         )
 
     @app.exception_handler(RefusedAfterDice)
@@ -150,15 +160,17 @@ def install(app: FastAPI) -> None:
 
     @app.exception_handler(NotPermitted)
     async def not_permitted(request: Request, error: NotPermitted) -> JSONResponse:
-        return problem(403, "forbidden", "Not allowed", str(error))
+        return problem(403, "forbidden", "Not allowed", str(error), detail_ja=error.ja)
 
     @app.exception_handler(InvalidOptions)
     async def bad_options(request: Request, error: InvalidOptions) -> JSONResponse:
-        return problem(422, "invalid-options", "Invalid house rules", str(error))
+        return problem(
+            422, "invalid-options", "Invalid house rules", str(error), detail_ja=error.ja
+        )
 
     @app.exception_handler(CommandRefused)
     async def wrong_state(request: Request, error: CommandRefused) -> JSONResponse:
-        return problem(409, "wrong-state", "Not possible now", str(error))
+        return problem(409, "wrong-state", "Not possible now", str(error), detail_ja=error.ja)
 
     async def bad_dice(request: Request, error: Exception) -> JSONResponse:
         return problem(422, "bad-dice", "Bad dice", str(error))

@@ -190,7 +190,10 @@ def roll_dice(
     the roll sequence is the number of rolls so far. A server roll refused after drawing dice
     is recorded as refused (`DiceRollRefused`): what its dice decided is on the record."""
     if state.revealed_seed is not None:
-        raise RollLogClosed("this roll log's seed is revealed; open a new log to roll again")
+        raise RollLogClosed(
+            "this roll log's seed is revealed; open a new log to roll again",
+            ja="このダイスログのシードは公開済みです。振るには新しいログを開いてください",
+        )
     seq = len(state.rolls)
     if hand_faces is not None:
         result = roll_by_hand(expression, hand_faces, roll_seq=seq, purpose=purpose, system=system)
@@ -221,7 +224,10 @@ def reveal(state: RollLog, server_seed: bytes, *, at: datetime, by: str) -> list
 def audit(state: RollLog) -> list[Verification]:
     """Recompute every roll from the revealed seed (after checking it matches the commitment)."""
     if state.revealed_seed is None:
-        raise RollLogClosed("the seed is not revealed yet: reveal it before verifying")
+        raise RollLogClosed(
+            "the seed is not revealed yet: reveal it before verifying",
+            ja="シードはまだ公開されていません。検証の前に公開してください",
+        )
     seed = bytes.fromhex(state.revealed_seed)
     if not verify_commitment(seed, state.commitment):
         raise ValueError("the revealed seed does not match the commitment made at opening")

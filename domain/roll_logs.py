@@ -145,12 +145,17 @@ def list_opened(
         raise TooManyLogs(
             f"you have opened {MAX_OPENED_BY_ONE} roll logs in this campaign, the most one "
             "member may: roll in one of them (GET /v1/campaigns/{id}/rolls/logs lists them) "
-            "or in the table log (leave out roll_log_id and name)"
+            "or in the table log (leave out roll_log_id and name)",
+            ja=f"このキャンペーンで開けるダイスログは1人{MAX_OPENED_BY_ONE}個までです。"
+            "開いたログ（GET /v1/campaigns/{id}/rolls/logs で一覧）か、"
+            "卓のログ（roll_log_id と name を省く）で振ってください",
         )
     if len(named) >= MAX_NAMED:
         raise TooManyLogs(
             f"this campaign lists {MAX_NAMED} roll logs, the most it keeps: roll in one of them "
-            "or in the table log (leave out roll_log_id and name)"
+            "or in the table log (leave out roll_log_id and name)",
+            ja=f"このキャンペーンのダイスログは{MAX_NAMED}個までです。"
+            "そのいずれか、または卓のログ（roll_log_id と name を省く）で振ってください",
         )
     kind: LogKind = "secret" if secret else "named"
     return [

@@ -76,6 +76,7 @@ class Divergence(BaseModel):
     original: list[dict[str, Any]]
     replayed: list[dict[str, Any]]
     refused: str | None = None
+    refused_ja: str | None = Field(default=None, description="`refused` in Japanese.")
 
 
 class UnappliedOut(BaseModel):
@@ -89,6 +90,7 @@ class UnappliedOut(BaseModel):
     reason: str = Field(description="refused | needs_declaration")
     rule_id: str | None = Field(description="The rule the refusal cites (RULES.md).")
     message: str
+    message_ja: str | None = Field(description="`message` in Japanese.")
     awaiting: list[str] = Field(
         description="needs_declaration: what the replay awaited that the record did not "
         "hold at this point, as Command(combatant)."
@@ -122,8 +124,13 @@ def _out(result: ReplayResult, policy: Policy) -> ReplayOut:
         about = bool(policy.named_in(both)) or None  # one command's outcomes: one block
         outcomes = policy.record(both, about_hidden=about)
         assert isinstance(outcomes, dict)
-        refused = _text(policy, found.refused, about)
-        divergence = Divergence.model_validate(vars(found) | outcomes | {"refused": refused})
+        # Both languages withheld alike: about a hidden combatant if either text names one.
+        words = bool(policy.named_in([found.refused or "", found.refused_ja or ""])) or about
+        refused = {
+            "refused": _text(policy, found.refused, words),
+            "refused_ja": _text(policy, found.refused_ja, words),
+        }
+        divergence = Divergence.model_validate(vars(found) | outcomes | refused)
     differences = policy.record(cast(JsonValue, result.differences))
     return ReplayOut(
         complete=result.complete,
@@ -139,7 +146,11 @@ def _out(result: ReplayResult, policy: Policy) -> ReplayOut:
 def _unapplied(skipped: Unapplied, policy: Policy) -> UnappliedOut:
     """One skipped command as the reader may see it: who it was for and what was awaited
     stay (the table sees who acts), numbers in its message about a hidden combatant do not."""
-    about = bool(policy.named_in([skipped.combatant, skipped.message, *skipped.awaiting]))
+    about = bool(
+        policy.named_in(
+            [skipped.combatant, skipped.message, skipped.message_ja or "", *skipped.awaiting]
+        )
+    )
     return UnappliedOut(
         command=skipped.command,
         version=skipped.version,
@@ -148,6 +159,7 @@ def _unapplied(skipped: Unapplied, policy: Policy) -> UnappliedOut:
         reason=skipped.reason,
         rule_id=skipped.rule_id,
         message=policy.text(skipped.message, about_hidden=about),
+        message_ja=_text(policy, skipped.message_ja, about),
         awaiting=list(skipped.awaiting),
     )
 

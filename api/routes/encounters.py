@@ -265,7 +265,13 @@ def _commanded(
         # the log's state (the known one may lack a combatant joined in another process).
         state, _ = runtime.encounters.state(encounter_id)
         policy = Policy.for_reader(reader_of(who), state.combatants)
-        raise RuleViolation(refused.rule_id, policy.text(refused.detail)) from None
+        # Both texts withhold alike: about a withheld combatant if either one names it.
+        hidden = bool(policy.named_in([refused.detail, refused.ja or ""]))
+        raise RuleViolation(
+            refused.rule_id,
+            policy.text(refused.detail, about_hidden=hidden),
+            ja=None if refused.ja is None else policy.text(refused.ja, about_hidden=hidden),
+        ) from None
     counted.rolled(r.source for r in answer.rolls)
     return answer
 

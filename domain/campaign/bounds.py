@@ -96,10 +96,17 @@ NewItem = Annotated[Item, AfterValidator(check_item)]
 NewSkill = Annotated[Skill, AfterValidator(check_skill)]
 
 
+_WHAT_JA = {"items": "アイテム", "skills": "スキル"}
+
+
 def check_room(count: int, limit: int, what: str) -> None:
     """A sheet holds at most `limit` items or skills, so that its sums stay in range."""
     if count >= limit:
-        raise WrongState(f"a sheet holds at most {limit} {what}; remove one before adding another")
+        raise WrongState(
+            f"a sheet holds at most {limit} {what}; remove one before adding another",
+            ja=f"シートに持てる{_WHAT_JA.get(what, what)}は {limit} 個までです。"
+            "追加する前にひとつ外してください",
+        )
 
 
 # The numbers of an encounter command (every rule system): bounded alike, far above play.
@@ -156,7 +163,10 @@ def check_texts(command: BaseModel) -> None:
         texts = value if isinstance(value, tuple | list) else (value,)
         long = next((t for t in texts if isinstance(t, str) and len(t) > limit), None)
         if long is not None:
-            raise TextTooLong(f"{name}: {len(long):,} characters; send at most {limit:,}")
+            raise TextTooLong(
+                f"{name}: {len(long):,} characters; send at most {limit:,}",
+                ja=f"{name}：{len(long):,} 文字です。{limit:,} 文字以内で送ってください",
+            )
 
 
 @cache

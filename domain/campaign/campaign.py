@@ -76,7 +76,11 @@ class Campaign(BaseModel):
     def gd_options(self) -> GloriousDriveOptions:
         """The Glorious Drive options in force (validated when they were set)."""
         if self.ruleset != "glorious_drive":
-            raise WrongState(f"campaign {self.id} plays {self.ruleset}, not glorious_drive")
+            raise WrongState(
+                f"campaign {self.id} plays {self.ruleset}, not glorious_drive",
+                ja=f"キャンペーン {self.id} は glorious_drive ではなく {self.ruleset} "
+                "を遊んでいます",
+            )
         return GloriousDriveOptions.model_validate(self.options)
 
 

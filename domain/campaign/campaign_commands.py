@@ -71,7 +71,10 @@ def validated_options(ruleset: RulesetId, options: Mapping[str, JsonValue]) -> O
     try:
         checked = GloriousDriveOptions.model_validate(dict(options))
     except ValidationError as error:
-        raise InvalidOptions(f"options do not fit Glorious Drive's house rules: {error}") from None
+        raise InvalidOptions(
+            f"options do not fit Glorious Drive's house rules: {error}",
+            ja=f"オプションがグロリアスドライヴのハウスルールに合いません：{error}",
+        ) from None
     return checked.model_dump(mode="json")
 
 
@@ -80,7 +83,10 @@ def open_campaign(
 ) -> list[DomainEvent]:
     """The opener becomes the campaign's first GM."""
     if state.opened:
-        raise WrongState(f"campaign {state.id} is open already")
+        raise WrongState(
+            f"campaign {state.id} is open already",
+            ja=f"キャンペーン {state.id} はすでに開かれています",
+        )
     options = validated_options(command.ruleset, command.options)
     return [
         CampaignOpened(
@@ -89,37 +95,53 @@ def open_campaign(
     ]
 
 
-def _gm(state: Campaign, by: str, doing: str) -> None:
+def _gm(state: Campaign, by: str, doing: str, doing_ja: str) -> None:
     if not state.opened:
-        raise WrongState(f"campaign {state.id} is not open; open it first")
+        raise WrongState(
+            f"campaign {state.id} is not open; open it first",
+            ja=f"キャンペーン {state.id} は開かれていません。先に開いてください",
+        )
     if state.role_of(by) != "gm":
-        raise NotPermitted(f"only a GM may {doing}; {by!r} is {state.role_of(by) or 'no member'}")
+        raise NotPermitted(
+            f"only a GM may {doing}; {by!r} is {state.role_of(by) or 'no member'}",
+            ja=f"{doing_ja}ことができるのはGMだけです。"
+            f"{by!r} の役割：{state.role_of(by) or 'メンバーではない'}",
+        )
 
 
 def _member(state: Campaign, member_id: str) -> Role:
     role = state.role_of(member_id)
     if role is None:
-        raise UnknownMember(f"{member_id!r} is not a member; members: {sorted(state.members)}")
+        raise UnknownMember(
+            f"{member_id!r} is not a member; members: {sorted(state.members)}",
+            ja=f"{member_id!r} はメンバーではありません。メンバー：{sorted(state.members)}",
+        )
     return role
 
 
 def _keeps_a_gm(state: Campaign, member_id: str) -> None:
     gms = [m for m, role in state.members.items() if role == "gm"]
     if gms == [member_id]:
-        raise LastGameMaster(f"{member_id!r} is the only GM; make another member GM first")
+        raise LastGameMaster(
+            f"{member_id!r} is the only GM; make another member GM first",
+            ja=f"{member_id!r} は唯一のGMです。先に別のメンバーをGMにしてください",
+        )
 
 
 def add_member(state: Campaign, command: AddMember, *, at: datetime, by: str) -> list[DomainEvent]:
-    _gm(state, by, "add members")
+    _gm(state, by, "add members", "メンバーを加える")
     if state.role_of(command.member_id) is not None:
-        raise WrongState(f"{command.member_id!r} is a member already; change their role instead")
+        raise WrongState(
+            f"{command.member_id!r} is a member already; change their role instead",
+            ja=f"{command.member_id!r} はすでにメンバーです。役割を変更してください",
+        )
     return [MemberAdded(member_id=command.member_id, role=command.role, at=at, by=by)]
 
 
 def change_role(
     state: Campaign, command: ChangeMemberRole, *, at: datetime, by: str
 ) -> list[DomainEvent]:
-    _gm(state, by, "change roles")
+    _gm(state, by, "change roles", "役割を変える")
     if _member(state, command.member_id) == command.role:
         return []  # already so: nothing happened
     if command.role != "gm":
@@ -132,7 +154,7 @@ def remove_member(
 ) -> list[DomainEvent]:
     """A GM removes anyone; any member may remove themselves (leave)."""
     if by != command.member_id:
-        _gm(state, by, "remove other members")
+        _gm(state, by, "remove other members", "他のメンバーを外す")
     _member(state, command.member_id)
     _keeps_a_gm(state, command.member_id)
     return [MemberRemoved(member_id=command.member_id, at=at, by=by)]
@@ -141,6 +163,6 @@ def remove_member(
 def change_options(
     state: Campaign, command: ChangeOptions, *, at: datetime, by: str
 ) -> list[DomainEvent]:
-    _gm(state, by, "change house rules")
+    _gm(state, by, "change house rules", "ハウスルールを変える")
     options = validated_options(state.ruleset, command.options)
     return [CampaignOptionsChanged(options=options, at=at, by=by)]

@@ -85,12 +85,21 @@ def register_character(
 ) -> list[DomainEvent]:
     """A GM or the owning player registers a pilot in the campaign, at full HP."""
     if state.registered:
-        raise WrongState(f"character {state.id} is registered already; advance it instead")
+        raise WrongState(
+            f"character {state.id} is registered already; advance it instead",
+            ja=f"キャラクター {state.id} は登録済みです。成長させてください",
+        )
     role = campaign.role_of(command.owner)
     if role is None or role == "viewer":
-        raise UnknownMember(f"{command.owner!r} is not a GM or player of the campaign; add them")
+        raise UnknownMember(
+            f"{command.owner!r} is not a GM or player of the campaign; add them",
+            ja=f"{command.owner!r} はキャンペーンのGMでもプレイヤーでもありません。加えてください",
+        )
     if by != command.owner and campaign.role_of(by) != "gm":
-        raise NotPermitted(f"{by!r} may only register characters they own (or be a GM)")
+        raise NotPermitted(
+            f"{by!r} may only register characters they own (or be a GM)",
+            ja=f"{by!r} が登録できるのは自分のキャラクターだけです（GMは除く）",
+        )
     max_hp = character_max_hp(command.base_stats, ())
     return [
         CharacterRegistered(
@@ -113,7 +122,10 @@ def _recomputed(state: Character, base: Stats, items: Iterable[Item]) -> SheetHp
 
 def _registered(state: Character) -> Character:
     if not state.registered:
-        raise WrongState(f"character {state.id} is not registered; register it first")
+        raise WrongState(
+            f"character {state.id} is not registered; register it first",
+            ja=f"キャラクター {state.id} は登録されていません。先に登録してください",
+        )
     return state
 
 
@@ -130,7 +142,10 @@ def advance(
 def equip(state: Character, command: EquipItem, *, at: datetime, by: str) -> list[DomainEvent]:
     """Equip an item; GD-COST-1 recomputes max HP and GD-COST-2 clamps current HP."""
     if _registered(state).item(command.item.name) is not None:
-        raise WrongState(f"{command.item.name!r} is equipped already; give the item another name")
+        raise WrongState(
+            f"{command.item.name!r} is equipped already; give the item another name",
+            ja=f"{command.item.name!r} はすでに装備しています。アイテムに別の名前をつけてください",
+        )
     check_room(len(state.items), ITEMS, "items")
     hp = _recomputed(state, state.base_stats, (*state.items, command.item))
     return [ItemEquipped(item=command.item, hp=hp, at=at, by=by)]
@@ -139,7 +154,10 @@ def equip(state: Character, command: EquipItem, *, at: datetime, by: str) -> lis
 def unequip(state: Character, command: UnequipItem, *, at: datetime, by: str) -> list[DomainEvent]:
     """Unequip an item; a higher max HP afterwards does not raise current HP (GD-COST-2)."""
     if _registered(state).item(command.item_name) is None:
-        raise WrongState(f"{command.item_name!r} is not equipped; equipped: {_names(state.items)}")
+        raise WrongState(
+            f"{command.item_name!r} is not equipped; equipped: {_names(state.items)}",
+            ja=f"{command.item_name!r} は装備していません。装備中：{_names(state.items)}",
+        )
     rest = tuple(i for i in state.items if i.name != command.item_name)
     hp = _recomputed(state, state.base_stats, rest)
     return [ItemUnequipped(item_name=command.item_name, hp=hp, at=at, by=by)]
@@ -150,7 +168,10 @@ def learn_skill(
 ) -> list[DomainEvent]:
     """Skills cost nothing until used (GD-COST-3), so learning one leaves max HP alone."""
     if _registered(state).skill(command.skill.name) is not None:
-        raise WrongState(f"{command.skill.name!r} is learned already")
+        raise WrongState(
+            f"{command.skill.name!r} is learned already",
+            ja=f"{command.skill.name!r} はすでに習得しています",
+        )
     check_room(len(state.skills), SKILLS, "skills")
     return [SkillLearned(skill=command.skill, at=at, by=by)]
 
@@ -159,7 +180,10 @@ def forget_skill(
     state: Character, command: ForgetSkill, *, at: datetime, by: str
 ) -> list[DomainEvent]:
     if _registered(state).skill(command.skill_name) is None:
-        raise WrongState(f"{command.skill_name!r} is not learned; learned: {_names(state.skills)}")
+        raise WrongState(
+            f"{command.skill_name!r} is not learned; learned: {_names(state.skills)}",
+            ja=f"{command.skill_name!r} は習得していません。習得済み：{_names(state.skills)}",
+        )
     return [SkillForgotten(skill_name=command.skill_name, at=at, by=by)]
 
 
@@ -180,9 +204,16 @@ def apply_scenario_result(
     if scenario_id in _registered(state).carried_scenarios:
         return []
     if outcome.character_id != state.id:
-        raise WrongState(f"that outcome is {outcome.character_id}'s, not {state.id}'s")
+        raise WrongState(
+            f"that outcome is {outcome.character_id}'s, not {state.id}'s",
+            ja=f"その結果は {state.id} ではなく {outcome.character_id} のものです",
+        )
     if outcome.injury == "shutdown":
-        raise RuleViolation("GD-INJ-1", "shutdown is an Assault Core's faint; a pilot faints")
+        raise RuleViolation(
+            "GD-INJ-1",
+            "shutdown is an Assault Core's faint; a pilot faints",
+            ja="機能停止はアサルトコアの気絶です。パイロットは気絶します",
+        )
     hp = entering_hp(state.max_hp, outcome.ratio.value, options)
     events: list[DomainEvent] = [
         ScenarioHpCarried(scenario_id=scenario_id, ratio=outcome.ratio, current_hp=hp, at=at, by=by)

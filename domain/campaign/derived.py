@@ -112,7 +112,11 @@ def entering(
     (GD-COST-2: HP does not rise by itself; `hps_rounding: ceil` could otherwise add one).
     """
     if pilot_current_hp > pilot_max_hp:
-        raise RuleViolation("GD-COST-2", f"HP {pilot_current_hp} above max {pilot_max_hp}")
+        raise RuleViolation(
+            "GD-COST-2",
+            f"HP {pilot_current_hp} above max {pilot_max_hp}",
+            ja=f"生命 {pilot_current_hp} が最大値 {pilot_max_hp} を超えています",
+        )
     pilot = min(pilot_current_hp, entering_hp(pilot_max_hp, ratio.value, options))
     unit = None if unit_max is None else entering_hp(unit_max, ratio.value, options)
     return EnteringHp(

@@ -83,10 +83,14 @@ class TableNameRefused(CommandRefused):
 def _checked_name(name: str) -> str:
     if not 0 < len(name) <= MAX_NAME or name != name.strip():
         raise TableNameRefused(
-            f"a table's name has 1 to {MAX_NAME} characters, no space at either end"
+            f"a table's name has 1 to {MAX_NAME} characters, no space at either end",
+            ja=f"ダイス表の名前は1～{MAX_NAME}文字で、前後に空白を置けません",
         )
     if not name.isprintable() or "/" in name:
-        raise TableNameRefused("a table's name holds no control character and no '/'")
+        raise TableNameRefused(
+            "a table's name holds no control character and no '/'",
+            ja="ダイス表の名前には制御文字と「/」を使えません",
+        )
     return name
 
 
@@ -101,10 +105,15 @@ def save(
     if versions and versions[-1].text == text:
         return []
     if not versions and len(state.tables) >= MAX_TABLES:
-        raise CommandRefused(f"a campaign keeps at most {MAX_TABLES} tables")
+        raise CommandRefused(
+            f"a campaign keeps at most {MAX_TABLES} tables",
+            ja=f"キャンペーンが保存できるダイス表は {MAX_TABLES} 個までです",
+        )
     if len(versions) >= MAX_VERSIONS:
         raise CommandRefused(
-            f"table {name!r} has {MAX_VERSIONS} versions, the most kept; save it under a new name"
+            f"table {name!r} has {MAX_VERSIONS} versions, the most kept; save it under a new name",
+            ja=f"ダイス表 {name!r} は保存できる上限の {MAX_VERSIONS} 版に達しています。"
+            "別の名前で保存してください",
         )
     saved = DiceTableSaved(
         campaign_id=campaign_id,

@@ -65,9 +65,14 @@ def register_unit(
 ) -> list[DomainEvent]:
     """The unit joins its pilot's campaign at its full max HP under that pilot."""
     if state.registered:
-        raise WrongState(f"unit {state.id} is registered already")
+        raise WrongState(
+            f"unit {state.id} is registered already", ja=f"ユニット {state.id} は登録済みです"
+        )
     if pilot.campaign_id is None:
-        raise WrongState(f"pilot {pilot.id} is not registered; register the character first")
+        raise WrongState(
+            f"pilot {pilot.id} is not registered; register the character first",
+            ja=f"パイロット {pilot.id} は登録されていません。先にキャラクターを登録してください",
+        )
     max_hp = unit_max_hp(command.base_stats, (), piloting_of(pilot), options)
     return [
         UnitRegistered(
@@ -89,9 +94,15 @@ def _hp(
 ) -> tuple[int, int]:
     """GD-COST-1 under GD-STAT-2, then the GD-COST-2 clamp of current HP."""
     if not state.registered:
-        raise WrongState(f"unit {state.id} is not registered; register it first")
+        raise WrongState(
+            f"unit {state.id} is not registered; register it first",
+            ja=f"ユニット {state.id} は登録されていません。先に登録してください",
+        )
     if pilot.id != state.pilot_id:
-        raise WrongState(f"unit {state.id} is piloted by {state.pilot_id}, not {pilot.id}")
+        raise WrongState(
+            f"unit {state.id} is piloted by {state.pilot_id}, not {pilot.id}",
+            ja=f"ユニット {state.id} のパイロットは {pilot.id} ではなく {state.pilot_id} です",
+        )
     new_max = unit_max_hp(state.base_stats, items, piloting_of(pilot), options)
     return new_max, clamp_current_hp(state.current_hp, new_max)
 
@@ -106,7 +117,10 @@ def equip_unit(
     by: str,
 ) -> list[DomainEvent]:
     if any(i.name == command.item.name for i in state.items):
-        raise WrongState(f"{command.item.name!r} is equipped already; give the item another name")
+        raise WrongState(
+            f"{command.item.name!r} is equipped already; give the item another name",
+            ja=f"{command.item.name!r} はすでに装備しています。アイテムに別の名前をつけてください",
+        )
     check_room(len(state.items), ITEMS, "items")
     max_hp, hp = _hp(state, pilot, (*state.items, command.item), options)
     return [UnitItemEquipped(item=command.item, max_hp=max_hp, current_hp=hp, at=at, by=by)]
@@ -123,7 +137,10 @@ def unequip_unit(
 ) -> list[DomainEvent]:
     rest = tuple(i for i in state.items if i.name != command.item_name)
     if len(rest) == len(state.items):
-        raise WrongState(f"{command.item_name!r} is not equipped on unit {state.id}")
+        raise WrongState(
+            f"{command.item_name!r} is not equipped on unit {state.id}",
+            ja=f"{command.item_name!r} はユニット {state.id} に装備されていません",
+        )
     max_hp, hp = _hp(state, pilot, rest, options)
     return [
         UnitItemUnequipped(item_name=command.item_name, max_hp=max_hp, current_hp=hp, at=at, by=by)
@@ -144,11 +161,17 @@ def apply_scenario_result(
     Only for the unit the outcome names (`fought_in`); a second application changes nothing.
     """
     if not state.registered:
-        raise WrongState(f"unit {state.id} is not registered; register it first")
+        raise WrongState(
+            f"unit {state.id} is not registered; register it first",
+            ja=f"ユニット {state.id} は登録されていません。先に登録してください",
+        )
     if scenario_id in state.carried_scenarios:
         return []
     if outcome.fought_in != state.id:
-        raise WrongState(f"the pilot last fought in {outcome.fought_in}, not unit {state.id}")
+        raise WrongState(
+            f"the pilot last fought in {outcome.fought_in}, not unit {state.id}",
+            ja=f"パイロットが最後に戦ったのはユニット {state.id} ではなく {outcome.fought_in} です",
+        )
     hp = entering_hp(state.max_hp, outcome.ratio.value, options)
     return [
         UnitScenarioHpCarried(

@@ -92,7 +92,10 @@ def command_class(state: Encounter, command_type: str) -> type[Command]:
     known = _known_commands(state.ruleset.commands if state.opened else ())
     found = known.get(command_type)
     if found is None:
-        raise WrongState(f"unknown command {command_type!r}; known: {sorted(known)}")
+        raise WrongState(
+            f"unknown command {command_type!r}; known: {sorted(known)}",
+            ja=f"不明なコマンド {command_type!r} です。既知のコマンド：{sorted(known)}",
+        )
     return found
 
 
@@ -222,14 +225,19 @@ def decision(
         die = state.awaiting.die
         raise WrongState(
             f"the encounter awaits {die.text_en} (entered by {die.for_member} or the GM): "
-            "enter it (EnterDie), or the GM withdraws the command (WithdrawAwaitedRoll)"
+            "enter it (EnterDie), or the GM withdraws the command (WithdrawAwaitedRoll)",
+            ja=f"この戦闘は{die.text_ja}を待っています（{die.for_member} かGMが入力）。"
+            "入力する（EnterDie）か、GMがコマンドを取り下げて（WithdrawAwaitedRoll）ください",
         )
     match command:
         case JoinCombatant():
-            require_gm(ctx, "bring in a combatant")
+            require_gm(ctx, "bring in a combatant", "参加者を加える")
             require_running(state)
             if state.controller_of(command.combatant_id) is not None:
-                raise WrongState(f"combatant {command.combatant_id!r} has joined already")
+                raise WrongState(
+                    f"combatant {command.combatant_id!r} has joined already",
+                    ja=f"参加者 {command.combatant_id!r} はすでに参加しています",
+                )
             sheet = state.ruleset.sheet_model.model_validate(command.sheet)
             data = command.model_dump() | {"sheet": sheet.model_dump(mode="json")}
             return [CombatantJoined(**data, **meta)]
@@ -241,10 +249,14 @@ def decision(
     if hand_faces is not None and not ctx.is_gm and not by_hand:
         raise NotPermitted(
             "only the GM enters dice rolled by hand (in an encounter with hand dice, the "
-            "issuer enters them too)"
+            "issuer enters them too)",
+            ja="手で振ったダイスを入力できるのはGMだけです（手振りダイスの戦闘では、コマンドを出した人も入力できます）",
         )
     if server_seed is not None and not _keeps_commitment(server_seed, state.commitment):
-        raise WrongState("the server seed does not match this encounter's commitment")
+        raise WrongState(
+            "the server seed does not match this encounter's commitment",
+            ja="サーバーのシードがこの戦闘のコミットメントと一致しません",
+        )
     if dice is None:
         own = len(hand_faces or ()) if entry is None else 0  # a rerun's: answers to waits
         entry = entry or Entry.sent(ctx, hand_faces)
@@ -293,9 +305,16 @@ def audit(state: Encounter, rolls: Sequence[RollResult]) -> list[Verification]:
     keeps only their count, so it does not grow with every die of a long fight.
     """
     if state.revealed_seed is None:
-        raise WrongState("the seed is not revealed yet: reveal it before verifying")
+        raise WrongState(
+            "the seed is not revealed yet: reveal it before verifying",
+            ja="シードはまだ公開されていません。検証の前に公開してください",
+        )
     if len(rolls) != state.roll_count:
-        raise WrongState(f"{len(rolls)} rolls given, but the encounter recorded {state.roll_count}")
+        raise WrongState(
+            f"{len(rolls)} rolls given, but the encounter recorded {state.roll_count}",
+            ja=f"ダイスが {len(rolls)} 個渡されましたが、"
+            f"この戦闘の記録は {state.roll_count} 個です",
+        )
     seed = bytes.fromhex(state.revealed_seed)
     return [
         verify(r, server_seed=seed, stream_id=state.id, commitment=state.commitment) for r in rolls
@@ -329,7 +348,9 @@ def _by_hand(state: Encounter, hand: bool | None) -> bool:
     if hand is not None and state.dice_mode != ("hand" if hand else "server"):
         raise WrongState(
             f"this encounter rolls {state.dice_mode} dice; a command chooses its dice only "
-            "in an encounter opened with dice 'per_roll'"
+            "in an encounter opened with dice 'per_roll'",
+            ja=f"この戦闘のダイスは {state.dice_mode} です。"
+            "コマンドがダイスを選べるのは dice 'per_roll' で開いた戦闘だけです",
         )
     return state.dice_mode == "hand"
 
@@ -365,12 +386,22 @@ def _enter(
     require_running(state)
     awaiting = state.awaiting
     if awaiting is None:
-        raise WrongState("no die is awaited: give the faces with the command that needs them")
+        raise WrongState(
+            "no die is awaited: give the faces with the command that needs them",
+            ja="待っているダイスはありません。出目はそれを必要とするコマンドと一緒に渡してください",
+        )
     die = awaiting.die
     if not ctx.is_gm and ctx.by != die.for_member:
-        raise NotPermitted(f"{die.text_en} is entered by {die.for_member} or the GM")
+        raise NotPermitted(
+            f"{die.text_en} is entered by {die.for_member} or the GM",
+            ja=f"{die.text_ja}を入力するのは {die.for_member} かGMです",
+        )
     if not all(1 <= face <= die.sides for face in command.faces[:1]):
-        raise RuleViolation(die.rule_id, f"a face of {die.notation} is 1..{die.sides}")
+        raise RuleViolation(
+            die.rule_id,
+            f"a face of {die.notation} is 1..{die.sides}",
+            ja=f"{die.notation} の出目は1～{die.sides}です",
+        )
     pending = awaiting.pending
     original = command_class(state, pending.command_type).model_validate(pending.payload)
     issuer = CommandContext(
@@ -399,17 +430,20 @@ def _enter(
 def _withdraw(
     state: Encounter, command: WithdrawAwaitedRoll, ctx: CommandContext
 ) -> list[DomainEvent]:
-    require_gm(ctx, "withdraw a command that waits for a die")
+    require_gm(ctx, "withdraw a command that waits for a die", "ダイスを待つコマンドを取り下げる")
     if state.awaiting is None:
-        raise WrongState("no die is awaited: there is no pending command to withdraw")
+        raise WrongState(
+            "no die is awaited: there is no pending command to withdraw",
+            ja="待っているダイスはありません。取り下げるコマンドはありません",
+        )
     kind = state.awaiting.pending.command_type
     return [AwaitedRollWithdrawn(command_type=kind, reason=command.reason, at=ctx.at, by=ctx.by)]
 
 
 def _open(state: Encounter, command: OpenEncounter, ctx: CommandContext) -> list[DomainEvent]:
-    require_gm(ctx, "open an encounter")
+    require_gm(ctx, "open an encounter", "戦闘を開く")
     if state.opened:
-        raise WrongState("this encounter is open already")
+        raise WrongState("this encounter is open already", ja="この戦闘はすでに開かれています")
     ruleset = ruleset_for(command.ruleset_id)
     options = ruleset.options_model.model_validate(command.options).model_dump(mode="json")
     battle_map = ruleset.map_model.model_validate(command.battle_map).model_dump(mode="json")
@@ -430,10 +464,13 @@ def _open(state: Encounter, command: OpenEncounter, ctx: CommandContext) -> list
 
 
 def _reveal(state: Encounter, command: RevealSeed, ctx: CommandContext) -> list[DomainEvent]:
-    require_gm(ctx, "reveal the seed")
+    require_gm(ctx, "reveal the seed", "シードを公開する")
     require_open(state)
     if state.revealed_seed is not None:
         return []  # revealing twice changes nothing
     if not verify_commitment(bytes.fromhex(command.server_seed), state.commitment):
-        raise WrongState("that seed does not match the commitment published at opening")
+        raise WrongState(
+            "that seed does not match the commitment published at opening",
+            ja="そのシードは開始時に公開したコミットメントと一致しません",
+        )
     return [EncounterSeedRevealed(server_seed=command.server_seed, at=ctx.at, by=ctx.by)]

@@ -38,11 +38,17 @@ def file_dispute(
     if not 1 <= ruling_version <= len(events) or not isinstance(
         events[ruling_version - 1], RulingRecorded
     ):
-        raise WrongState(f"version {ruling_version} of this encounter is not a ruling")
+        raise WrongState(
+            f"version {ruling_version} of this encounter is not a ruling",
+            ja=f"この戦闘のバージョン {ruling_version} は裁定ではありません",
+        )
     if any(
         d.ruling_version == ruling_version and d.status == "open" for d in state.disputes.values()
     ):
-        raise WrongState(f"the ruling at version {ruling_version} is already under dispute")
+        raise WrongState(
+            f"the ruling at version {ruling_version} is already under dispute",
+            ja=f"バージョン {ruling_version} の裁定にはすでに異議が出ています",
+        )
     return [
         RulingDisputed(
             dispute_id=dispute_id, ruling_version=ruling_version, reason=reason, at=at, by=by
@@ -73,7 +79,10 @@ def amend(
     """The GM adopts a replay: its per-combatant differences become corrections."""
     _open_dispute(state, dispute_id, is_gm)
     if not result.complete:
-        raise WrongState(f"the replay is incomplete ({result.missing}); reveal the seed first")
+        raise WrongState(
+            f"the replay is incomplete ({result.missing}); reveal the seed first",
+            ja=f"再計算が完全ではありません（{result.missing}）。先にシードを公開してください",
+        )
     adopted = DisputeAmended(
         dispute_id=dispute_id,
         note=note,
@@ -104,9 +113,15 @@ def amend(
 
 def _open_dispute(state: Encounter, dispute_id: str, is_gm: bool) -> None:
     if not is_gm:
-        raise NotPermitted("only the GM settles a dispute")
+        raise NotPermitted("only the GM settles a dispute", ja="異議を裁定するのはGMだけです")
     dispute = state.disputes.get(dispute_id)
     if dispute is None:
-        raise WrongState(f"no dispute {dispute_id} in this encounter")
+        raise WrongState(
+            f"no dispute {dispute_id} in this encounter",
+            ja=f"この戦闘に異議 {dispute_id} はありません",
+        )
     if dispute.status != "open":
-        raise WrongState(f"dispute {dispute_id} is already {dispute.status}")
+        raise WrongState(
+            f"dispute {dispute_id} is already {dispute.status}",
+            ja=f"異議 {dispute_id} はすでに {dispute.status} です",
+        )

@@ -14,7 +14,10 @@ from domain.rules.ruleset import Command, CommandContext
 
 def require_open(state: Encounter) -> None:
     if not state.opened:
-        raise WrongState("the encounter is not open: open it first")
+        raise WrongState(
+            "the encounter is not open: open it first",
+            ja="戦闘が開かれていません。先に開いてください",
+        )
 
 
 def require_running(state: Encounter, command: Command | None = None) -> None:
@@ -23,13 +26,20 @@ def require_running(state: Encounter, command: Command | None = None) -> None:
         # The rule that took the combatant out says more than "ended" (AK-ARM-2 shot down).
         reason = state.ruleset.refusal(state.rules, command) if command is not None else None
         if reason is not None:
-            raise RuleViolation(reason.rule_id, f"{reason.detail}; the encounter has ended")
-        raise WrongState("the encounter has ended; no more commands")
+            raise RuleViolation(
+                reason.rule_id,
+                f"{reason.detail}; the encounter has ended",
+                ja=f"{reason.ja or reason.detail}。戦闘は終了しています",
+            )
+        raise WrongState(
+            "the encounter has ended; no more commands",
+            ja="戦闘は終了しています。これ以上コマンドは出せません",
+        )
 
 
-def require_gm(ctx: CommandContext, doing: str) -> None:
+def require_gm(ctx: CommandContext, doing: str, doing_ja: str) -> None:
     if not ctx.is_gm:
-        raise NotPermitted(f"only the GM may {doing}")
+        raise NotPermitted(f"only the GM may {doing}", ja=f"{doing_ja}ことができるのはGMだけです")
 
 
 def require_legal(state: Encounter, command: Command, ctx: CommandContext) -> None:
@@ -47,10 +57,14 @@ def require_legal(state: Encounter, command: Command, ctx: CommandContext) -> No
             f"{a.command}({a.combatant})" if a.combatant else a.command for a in point.awaiting
         )
         who = f" for {command.combatant}" if command.combatant else ""
+        who_ja = f"（{command.combatant}）" if command.combatant else ""
         raise RuleViolation(
             state.ruleset.procedure_rule,
             f"{command.command_type}{who} is not legal now (turn {point.turn}, {point.phase}"
             f"{', ' + point.step if point.step else ''}); awaiting: {awaited or 'nothing'}",
+            ja=f"{command.command_type}{who_ja}は今は行えません（ターン {point.turn}、"
+            f"{point.phase}{'、' + point.step if point.step else ''}）。待っているもの："
+            f"{awaited or 'なし'}",
         )
     if ctx.is_gm:
         return  # the GM may act for any combatant (enemies, absent players)
@@ -59,7 +73,13 @@ def require_legal(state: Encounter, command: Command, ctx: CommandContext) -> No
     ):
         raise NotPermitted(
             f"{ctx.by} may not issue {command.command_type}"
-            + (f" for {command.combatant}" if command.combatant else "; only the GM may")
+            + (f" for {command.combatant}" if command.combatant else "; only the GM may"),
+            ja=f"{ctx.by} は "
+            + (
+                f"{command.combatant} の{command.command_type}を出せません"
+                if command.combatant
+                else f"{command.command_type}を出せません。出せるのはGMだけです"
+            ),
         )
 
 

@@ -32,4 +32,6 @@ def at_point(
         ):
             return state
     wanted = " ".join(str(p) for p in (f"turn {turn}", phase, step) if p)
-    raise WrongState(f"the encounter never reached {wanted}")
+    raise WrongState(
+        f"the encounter never reached {wanted}", ja=f"戦闘は {wanted} に達していません"
+    )

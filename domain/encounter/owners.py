@@ -53,10 +53,15 @@ def hand_gate(state: Encounter, command: Command, entry: Entry) -> HandGate:
             return
         die = awaited_die(sides, purpose, combatant, member)
         who = "the GM" if member == "gm" else f"{member} (or the GM)"
+        who_ja = "GM" if member == "gm" else f"{member}（またはGM）"
         raise NotPermitted(
             f"face {index - entry.new_from + 1} you entered would be the {die.text_en}, "
             f"which {who} enters: enter only your own dice (the encounter asks for each die "
-            "in turn, and for whom it is)"
+            "in turn, and for whom it is)",
+            ja=f"あなたが入力した {index - entry.new_from + 1} "
+            f"個目の出目は{die.text_ja}にあたり、それを入力するのは{who_ja}です。"
+            "自分のダイスだけを入力してください（戦闘はダイスを一つずつ、"
+            "誰のものかを示して求めます）",
         )
 
     return check

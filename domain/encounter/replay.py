@@ -70,6 +70,7 @@ class Divergence:
     original: list[JsonObject]
     replayed: list[JsonObject]
     refused: str | None = None
+    refused_ja: str | None = None  # the same refusal in Japanese
 
 
 # Why a recorded command was not applied: a rule refuses it under the other reading, or the
@@ -91,6 +92,7 @@ class Unapplied:
     # needs_declaration: what the replay awaited that the record did not at this point,
     # as `Command(combatant)`; the commands the record would need to hold.
     awaiting: tuple[str, ...] = ()
+    message_ja: str | None = None  # `message` in Japanese, as the refusal declared it
 
 
 @dataclass
@@ -171,6 +173,7 @@ def replay(
                 _outcomes(effects),
                 [],
                 refused=str(refused),
+                refused_ja=_message_ja(refused),
             )
             continue
         if divergence is None and _decided(new[1:]) != _decided(effects):
@@ -287,9 +290,17 @@ def _unapplied(
             rule_id,
             str(refused),
             tuple(f"{c}({who})" if who else c for c, who in lacking),
+            _message_ja(refused),
         )
     return Unapplied(
-        index, version, command.command_type, combatant, "refused", rule_id, str(refused)
+        index,
+        version,
+        command.command_type,
+        combatant,
+        "refused",
+        rule_id,
+        str(refused),
+        message_ja=_message_ja(refused),
     )
 
 
@@ -302,12 +313,24 @@ def _refused_after_dice(
 ) -> Unapplied:
     """A command the replay refused after drawing its dice: the rule, and the fixed sentence
     that quotes no die (what-if's extra dice keep the invariant the live dice keep)."""
-    message, _ = refusal_line(refusal.command_type, refusal.rule_id)
+    message, message_ja = refusal_line(refusal.command_type, refusal.rule_id)
     combatant = _combatant(state, command, payload)
     index, version = at  # among the recorded commands, and in the stream
     return Unapplied(
-        index, version, command.command_type, combatant, "refused", refusal.rule_id, message
+        index,
+        version,
+        command.command_type,
+        combatant,
+        "refused",
+        refusal.rule_id,
+        message,
+        message_ja=message_ja,
     )
+
+
+def _message_ja(refused: RuleViolation | CommandRefused) -> str | None:
+    """The refusal's Japanese words, led by its rule ID as `str(refused)` is."""
+    return refused.message_ja if isinstance(refused, RuleViolation) else refused.ja
 
 
 def _awaited(state: Encounter) -> list[tuple[str, str | None]]:

@@ -22,7 +22,10 @@ def ruleset_for(ruleset_id: str) -> AnyRuleset:
     """The ruleset with this id, or a refusal naming the known ones."""
     found = RULESETS.get(ruleset_id)
     if found is None:
-        raise WrongState(f"unknown ruleset {ruleset_id!r}; known: {sorted(RULESETS)}")
+        raise WrongState(
+            f"unknown ruleset {ruleset_id!r}; known: {sorted(RULESETS)}",
+            ja=f"不明なルールシステム {ruleset_id!r} です。既知のもの：{sorted(RULESETS)}",
+        )
     return found
 
 

@@ -9,11 +9,20 @@ from __future__ import annotations
 
 
 class RuleViolation(ValueError):
-    """An input the rules forbid; the message cites the rule ID and the numbers."""
+    """An input the rules forbid; the message cites the rule ID and the numbers.
 
-    def __init__(self, rule_id: str, detail: str) -> None:
+    `detail` is English; `ja` says the same in Japanese with the seed's terms, declared at
+    the raise site so that the two cannot drift apart (tests/unit/test_refusal_words.py)."""
+
+    def __init__(self, rule_id: str, detail: str, *, ja: str | None = None) -> None:
         self.rule_id = rule_id
         self.detail = detail
+        self.ja = ja
         # The rule ID leads the message so that a log line or an API problem detail
         # can be traced to the clause without parsing anything else.
         super().__init__(f"{rule_id}: {detail}")
+
+    @property
+    def message_ja(self) -> str | None:
+        """The Japanese message, led by the rule ID as the English one is."""
+        return None if self.ja is None else f"{self.rule_id}: {self.ja}"

@@ -20,6 +20,11 @@ REFUSAL = (
     "in its answer would tell that combatant's hidden numbers. File a dispute and ask the GM "
     "to replay it (GET …/options lists what a replay can try)."
 )
+REFUSAL_JA = (
+    "あなたに非公開の参加者がいる戦闘の「もしも」再計算はGMのものです。答えの変化からその参加者の"
+    "非公開の数値がわかってしまうからです。異議を申し立て、GMに再計算を頼んでください"
+    "（GET …/options で再計算で試せるものが一覧できます）。"
+)
 
 
 def check_may_replay(reader: Reader, combatants: Iterable[Joined]) -> None:
@@ -29,4 +34,4 @@ def check_may_replay(reader: Reader, combatants: Iterable[Joined]) -> None:
     what the replay would compute. (A join amended to hide a combatant hides only numbers
     the reader typed; the answer's policy still withholds them.)"""
     if not Policy.for_reader(reader, combatants).sees_all:
-        raise NotPermitted(REFUSAL)
+        raise NotPermitted(REFUSAL, ja=REFUSAL_JA)

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from uuid import UUID
 
-from pydantic import BaseModel, ConfigDict, JsonValue
+from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
 from domain.aggregate import NotFound
 from domain.dice import RollResult, fair_die, verify, verify_commitment
@@ -29,7 +29,7 @@ from domain.rules.records import (
     RulingRecorded,
     refusal_line,
 )
-from infra.rule_texts import anchor, rule_text
+from infra.rule_texts import anchor, rule_text, seed_words
 from infra.services.executor import Executor
 from infra.services.visibility import Lens
 from infra.store.ledger import Ledger
@@ -40,6 +40,15 @@ REVEALED_TOPIC = "EncounterSeedRevealed.v1"
 _PAGE = 2000
 
 
+class SeedPassage(BaseModel):
+    """The rule in the seed's words (verbatim lines), or why the seed has none."""
+
+    model_config = ConfigDict(frozen=True)
+
+    text: str | None
+    source: str = Field(description="Where the lines stand in the seed, or why there are none.")
+
+
 class RuleCited(BaseModel):
     """A rule a ruling applied, with its line in RULES.md (None if the digest lacks it)."""
 
@@ -48,6 +57,11 @@ class RuleCited(BaseModel):
     rule_id: str
     text: str | None
     anchor: str
+    ja_source: SeedPassage = Field(
+        description="The seed's own Japanese words for the rule, shown beside the digest's "
+        "text on a Japanese table; `text` is null when the seed does not state the rule, "
+        "and `source` then says why."
+    )
 
 
 class DieAudit(BaseModel):
@@ -212,10 +226,7 @@ def build_trail(encounter_id: UUID, recorded: Sequence[Recorded]) -> list[AuditE
                     position=item.position,
                     at=event.at,
                     by=event.by,
-                    rules=[
-                        RuleCited(rule_id=i, text=rule_text(i), anchor=anchor(i))
-                        for i in event.rule_ids
-                    ],
+                    rules=[_cited(i) for i in event.rule_ids],
                     inputs=_plain(event.inputs),
                     outcome=_plain(event.outcome),
                     summary_en=event.summary_en,
@@ -248,7 +259,7 @@ def _refusal(
         position=item.position,
         at=event.at,
         by=event.by,
-        rules=[RuleCited(rule_id=i, text=rule_text(i), anchor=anchor(i)) for i in cited],
+        rules=[_cited(i) for i in cited],
         inputs={},
         outcome={"refused": event.command_type},
         summary_en=en,
@@ -405,3 +416,18 @@ def check_dice(encounter_id: UUID, recorded: Sequence[Recorded], shard: int = 0)
             f"version {item.version}, roll #{result.roll_seq}: {p}" for p in check.problems
         ]
     return finding
+
+
+def _cited(rule_id: str) -> RuleCited:
+    """A rule a ruling cites: the digest's text, its anchor and the seed's own words."""
+    return RuleCited(
+        rule_id=rule_id,
+        text=rule_text(rule_id),
+        anchor=anchor(rule_id),
+        ja_source=_seed_passage(rule_id),
+    )
+
+
+def _seed_passage(rule_id: str) -> SeedPassage:
+    words = seed_words(rule_id)
+    return SeedPassage(text=words.text, source=words.source)

@@ -82,7 +82,10 @@ class CredentialShownOnce(WrongState):
         super().__init__(
             "this Idempotency-Key and body were answered already, and the token issued then "
             "is shown only in that answer: to open a campaign, send the request again with a "
-            "new Idempotency-Key"
+            "new Idempotency-Key",
+            ja="この Idempotency-Key と本文にはすでに応答済みで、そのとき発行したトークンは"
+            "その応答でしか示しません。キャンペーンを開くには、新しい Idempotency-Key で"
+            "送り直してください",
         )
 
 

@@ -207,6 +207,7 @@ def test_another_anonymous_caller_with_the_same_key_and_body_gets_no_gm_token(
     assert token.rsplit(".", 1)[1] not in again.text
     assert again.status_code == 409, again.text
     assert "new Idempotency-Key" in again.json()["detail"]
+    assert "新しい Idempotency-Key" in again.json()["detail_ja"]
 
 
 def test_a_gm_retrying_a_token_issue_gets_it_and_no_one_else_does(client: TestClient) -> None:

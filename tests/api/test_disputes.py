@@ -163,3 +163,13 @@ def test_the_audit_trail_shows_each_ruling_with_its_rule_text(client: TestClient
     damage = next(e for e in entries if any(r["rule_id"] == "GD-DMG-1" for r in e["rules"]))
     assert all(r["text"] for r in damage["rules"])
     assert damage["command"]["command_type"] == "TakeHit"
+
+
+def test_the_audit_trail_gives_the_seeds_own_words_beside_the_digest(client: TestClient) -> None:
+    fight = a_hit_on_grunt(client)
+    entries = fight.get("/rulings").json()
+    cited = {r["rule_id"]: r for e in entries for r in e["rules"]}
+    damage = cited["GD-DMG-1"]["ja_source"]
+    assert "（『攻撃力』－『防御力』）" in damage["text"]  # the seed's own line, verbatim
+    assert damage["source"].startswith("seeds/000_cdc17195a0f4ea3d.txt lines ")
+    assert all(r["ja_source"]["text"] or r["ja_source"]["source"] for r in cited.values())

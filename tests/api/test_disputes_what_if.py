@@ -65,6 +65,10 @@ def test_a_replay_lists_every_command_it_could_not_apply(client: TestClient) -> 
     assert (take_hit["combatant"], take_hit["rule_id"]) == ("grunt", "GD-TURN-1")
     assert "DeclareAttack(ace)" in take_hit["awaiting"]
     assert "turn 1," in take_hit["message"]
+    # each in Japanese too, declared with the refusal (issue 35 §4)
+    assert unapplied[0]["message_ja"].startswith("GD-MAIN-5: ")
+    assert "ターン 1、" in take_hit["message_ja"]
+    assert answer.json()["divergence"]["refused_ja"] == unapplied[0]["message_ja"]
 
 
 @pytest.mark.postgres
@@ -108,9 +112,14 @@ def test_a_skipped_command_about_a_hidden_combatant_keeps_no_number_of_it() -> N
         "refused",
         "GD-REACT-4",
         "GD-REACT-4: ninja's guard costs 9 HP with 7919 left, ...",
+        message_ja="GD-REACT-4: 【防御】のコストは生命 9 ですが、ninja の生命は 7919 です",
     )
     player = _unapplied(skipped, Policy.of([_Hidden()]))
     assert "7919" not in player.message
+    assert player.message_ja is not None
+    assert "7919" not in player.message_ja
+    assert "ninja の生命は … です" in player.message_ja
     assert player.message.startswith("GD-REACT-4: ninja's guard costs … HP")
     assert (player.command, player.version, player.combatant) == (3, 17, "ninja")
     assert "7919" in _unapplied(skipped, Policy()).message
+    assert "7919" in (_unapplied(skipped, Policy()).message_ja or "")

@@ -13,9 +13,9 @@ import pytest
 from tests.e2e.conftest import LiveServer
 from tests.e2e.demo import _auth
 from tests.e2e.test_table_page import ARTIFACTS, UNLABELLED
-from tests.e2e.test_table_rolls import PHONE, Table, _entry, _sign_in, _watch, browser, table
+from tests.e2e.test_table_rolls import PHONE, Table, _entry, _sign_in, _watch, table
 
-__all__ = ["browser", "table"]  # the fixtures, shared
+__all__ = ["table"]  # the fixture, shared (the browser is conftest's)
 
 pytestmark = [
     pytest.mark.e2e,

@@ -12,7 +12,14 @@ from rich.console import Console
 from typer.testing import CliRunner
 
 from infra.cli.audit import audit, print_ruling
-from infra.services.audit import AuditEntry, AuditService, DieAudit, RollAudit, RuleCited
+from infra.services.audit import (
+    AuditEntry,
+    AuditService,
+    DieAudit,
+    RollAudit,
+    RuleCited,
+    SeedPassage,
+)
 from infra.services.runtime import Runtime
 from tests.integration.test_audit import runtime, small_fight
 from tests.support.databases import shard_count
@@ -72,7 +79,14 @@ def test_a_rolls_comment_shows_beside_its_notation_and_result() -> None:
         position=None,
         at=datetime(2026, 1, 1, tzinfo=UTC),
         by="gm",
-        rules=[RuleCited(rule_id="GD-REACT-1", text=None, anchor="")],
+        rules=[
+            RuleCited(
+                rule_id="GD-REACT-1",
+                text=None,
+                anchor="",
+                ja_source=SeedPassage(text=None, source="none"),
+            )
+        ],
         inputs={},
         outcome={},
         summary_en="dodged",

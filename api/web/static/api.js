@@ -47,7 +47,9 @@ async function answer(response) {
   let detail = `${response.status} ${response.statusText}`;
   try {
     const problem = await response.json();
-    detail = problem.detail || problem.title || detail;
+    // A refusal carries its Japanese words too (detail_ja): the page's language picks one.
+    const ja = document.documentElement.lang === "ja" && problem.detail_ja;
+    detail = ja || problem.detail || problem.title || detail;
   } catch {
     // not JSON: keep the status line
   }

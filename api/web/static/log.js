@@ -83,7 +83,16 @@ function rulesList(event, audit, lang) {
     rule.text && lang === "ja" ? node("details", { class: "rule-digest" }, node("summary", {}, t(lang, "digestInEnglish")), node("span", { lang: "en" }, ruleText(rule.text))) : null,
     rule.text && lang !== "ja" ? ruleText(rule.text) : null,
     !rule.text && audit ? node("span", { class: "rule-text" }, ` — ${t(lang, "noRuleText")}`) : null,
+    lang === "ja" && rule.ja_source ? seedWords(rule.ja_source, lang) : null,
   )));
+}
+
+/** The seed's own Japanese words for a rule, beside the digest (a Japanese table); where the
+ * seed does not state the rule, the reason instead, never silence. */
+function seedWords(seed, lang) {
+  const head = node("span", { class: "seed-source" }, `${t(lang, "seedWords")}（${seed.source}）`);
+  if (seed.text === null) return node("div", { class: "seed-words none" }, head, ` ${t(lang, "noSeedWords")}`);
+  return node("blockquote", { class: "seed-words", lang: "ja" }, head, node("p", {}, seed.text));
 }
 
 function rulingDetails(event, ctx) {

@@ -96,7 +96,8 @@ export function unappliedLine(skipped, page, lang) {
     ? `${t(lang, "whatIfNeedsDeclaration")}: ${skipped.awaiting.join(", ")}`
     : `${t(lang, "whatIfRefused")}${skipped.rule_id ? ` (${skipped.rule_id})` : ""}`;
   // The engine's message ends with everything awaited; the list above already says what counts.
-  const message = skipped.reason === "needs_declaration" ? skipped.message.split("; awaiting:")[0] : skipped.message;
+  const said = lang === "ja" && skipped.message_ja ? skipped.message_ja : skipped.message;
+  const message = skipped.reason === "needs_declaration" ? said.split(/; awaiting:|。待っているもの：/)[0] : said;
   return `${head}: ${why} — ${message}`;
 }
 
@@ -104,7 +105,7 @@ export function replayInWords(answer, page, lang) {
   const parts = [node("p", { class: "whatif-complete" }, `${t(lang, "complete")}: ${answer.complete ? "✓" : "✗"}${answer.missing ? ` — ${t(lang, "missing")}: ${answer.missing}` : ""}`)];
   if (answer.divergence) {
     const d = answer.divergence;
-    parts.push(node("p", {}, `${t(lang, "divergence")}: v${d.version} ${d.command_type} (#${d.command})${d.refused ? ` — ${d.refused}` : ""}`));
+    parts.push(node("p", {}, `${t(lang, "divergence")}: v${d.version} ${d.command_type} (#${d.command})${d.refused ? ` — ${(lang === "ja" && d.refused_ja) || d.refused}` : ""}`));
   }
   const changes = [...rulingLines(answer.divergence, lang), ...changeLines(answer.differences, page, lang)];
   if (!changes.length) parts.push(node("p", {}, t(lang, "noDifferences")));

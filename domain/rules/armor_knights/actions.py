@@ -30,7 +30,11 @@ def is_response(state: AkState, unit_id: str) -> bool:
 def require(unit: AkUnit, action: Action, rule_id: str = "AK-TURN-3") -> None:
     """AK-TURN-3: only acquired actions (attack and move every unit has)."""
     if not unit.sheet.has(action):
-        raise RuleViolation(rule_id, f"{unit.id} has not acquired {action!r}")
+        raise RuleViolation(
+            rule_id,
+            f"{unit.id} has not acquired {action!r}",
+            ja=f"{unit.id} は {action!r} を習得していません",
+        )
 
 
 def points_left(unit: AkUnit, *, response: bool, cost: int) -> int:
@@ -38,7 +42,12 @@ def points_left(unit: AkUnit, *, response: bool, cost: int) -> int:
     have = unit.response_points if response else unit.active_points
     if have < cost:
         kind = "response" if response else "active"
-        raise RuleViolation("AK-TURN-3", f"{unit.id} has {have} {kind} points; {cost} needed")
+        raise RuleViolation(
+            "AK-TURN-3",
+            f"{unit.id} has {have} {kind} points; {cost} needed",
+            ja=f"{unit.id} の{'対応動作' if response else '能動動作'}の値は {have} です。"
+            f"{cost} 必要です",
+        )
     return have - cost
 
 
@@ -79,7 +88,11 @@ def reload(run: Run, command: cmd.Reload) -> None:
     require(unit, "reload")
     before = unit.loads.get(command.weapon, 0)
     if before <= 0:
-        raise RuleViolation("AK-RLD-1", f"{command.weapon!r} of {unit.id} is not loading")
+        raise RuleViolation(
+            "AK-RLD-1",
+            f"{command.weapon!r} of {unit.id} is not loading",
+            ja=f"{unit.id} の {command.weapon!r} は装填中ではありません",
+        )
     left = points_left(unit, response=False, cost=1)
     said = (
         f"{unit.id} reloads {command.weapon}: load {before} → {before - 1}",
@@ -113,12 +126,20 @@ def swap_weapons(run: Run, command: cmd.SwapWeapons) -> None:
     require(unit, "swap", "AK-SWP-1")
     names = command.weapons
     if len(set(names)) != len(names) or any(unit.sheet.weapon(n) is None for n in names):
-        raise RuleViolation("AK-SWP-1", f"{unit.id} has no distinct weapons {list(names)}")
+        raise RuleViolation(
+            "AK-SWP-1",
+            f"{unit.id} has no distinct weapons {list(names)}",
+            ja=f"{unit.id} に別々の武器 {list(names)} はありません",
+        )
     stowing = command.direction == "stow"
     wrong = [n for n in names if (n in unit.equipped) != stowing]
     if wrong:
         state_now = "stowed" if stowing else "equipped"
-        raise RuleViolation("AK-SWP-1", f"{wrong} of {unit.id} are {state_now} already")
+        raise RuleViolation(
+            "AK-SWP-1",
+            f"{wrong} of {unit.id} are {state_now} already",
+            ja=f"{unit.id} の {wrong} はすでに{'格納' if stowing else '装備'}されています",
+        )
     left = points_left(unit, response=False, cost=len(names))
     after = (
         tuple(n for n in unit.equipped if n not in names) if stowing else (*unit.equipped, *names)

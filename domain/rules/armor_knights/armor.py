@@ -27,7 +27,11 @@ def apply_armor_effect(run: Run, command: cmd.ApplyArmorEffect) -> None:
     """AK-ARM-1 (and AK-ARM-2): the GM applies an armour change with its numbers."""
     unit = run.state.unit(command.target, "AK-ARM-1")
     if command.armor not in unit.armor:
-        raise RuleViolation("AK-ARM-1", f"{unit.id} has no armour value {command.armor!r}")
+        raise RuleViolation(
+            "AK-ARM-1",
+            f"{unit.id} has no armour value {command.armor!r}",
+            ja=f"{unit.id} に装甲値 {command.armor!r} はありません",
+        )
     before = unit.armor[command.armor]
     stored = before + command.amount if command.mode == "reduced" else before
     effective = unit.effective(command.armor) + command.amount

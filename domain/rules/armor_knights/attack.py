@@ -25,7 +25,11 @@ def distance_rank(state: AkState, attacker: AkUnit, target: AkUnit) -> int:
     """AK-DST-1: the band rank in one cell; far + F distance between cells."""
     if attacker.cell == target.cell:
         if state.band is None:
-            raise RuleViolation("AK-DST-1", "the units share a cell but no M distance is set")
+            raise RuleViolation(
+                "AK-DST-1",
+                "the units share a cell but no M distance is set",
+                ja="両ユニットは同じマップにいますが、M距離が決まっていません",
+            )
         return BANDS.index(state.band)
     return FAR + attacker.cell.f_distance(target.cell)
 
@@ -45,11 +49,23 @@ def declare_attack(run: Run, command: cmd.DeclareAttack) -> None:
     f_distance = unit.cell.f_distance(target.cell)
     out_of_range = rank > weapon.rank
     if out_of_range and not command.aim:
-        raise RuleViolation("AK-DST-1", f"{target.id} is beyond {weapon.name}'s {weapon.range}")
+        raise RuleViolation(
+            "AK-DST-1",
+            f"{target.id} is beyond {weapon.name}'s {weapon.range}",
+            ja=f"{target.id} は {weapon.name} の射程 {weapon.range} の外です",
+        )
     if command.aim and not out_of_range:
-        raise RuleViolation("AK-OOR-1", f"{target.id} is within range: no aim check is needed")
+        raise RuleViolation(
+            "AK-OOR-1",
+            f"{target.id} is within range: no aim check is needed",
+            ja=f"{target.id} は射程内です。照準判定は要りません",
+        )
     if out_of_range and weapon.rank < FAR:
-        raise RuleViolation("AK-OOR-1", f"{weapon.name} ({weapon.range}) is shorter than far")
+        raise RuleViolation(
+            "AK-OOR-1",
+            f"{weapon.name} ({weapon.range}) is shorter than far",
+            ja=f"{weapon.name}（{weapon.range}）の射程は遠より短いので、有効射程外射撃はできません",
+        )
     left = points_left(unit, response=response, cost=1)
     interrupt(run, unit.id, "attack")
     aimed = _aim(run, unit, weapon, f_distance) if out_of_range else True
@@ -103,9 +119,17 @@ def declare_attack(run: Run, command: cmd.DeclareAttack) -> None:
 def _ready_weapon(unit: AkUnit, name: str) -> AkWeapon:
     weapon = unit.sheet.weapon(name)
     if weapon is None or name not in unit.equipped:
-        raise RuleViolation("AK-SWP-1", f"{unit.id} has no equipped weapon {name!r}")
+        raise RuleViolation(
+            "AK-SWP-1",
+            f"{unit.id} has no equipped weapon {name!r}",
+            ja=f"{unit.id} は武器 {name!r} を装備していません",
+        )
     if unit.loads.get(name, 0) > 0:
-        raise RuleViolation("AK-RLD-1", f"{name} is loading ({unit.loads[name]} turns left)")
+        raise RuleViolation(
+            "AK-RLD-1",
+            f"{name} is loading ({unit.loads[name]} turns left)",
+            ja=f"{name} は装填中です（残り {unit.loads[name]} T）",
+        )
     return weapon
 
 

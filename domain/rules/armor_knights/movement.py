@@ -30,9 +30,17 @@ def start_move(run: Run, command: cmd.StartMove) -> None:
     emergency = bool(state.checks)  # AK-MOV-3: any move during a check
     axis = "M" if command.m_steps else "F"
     if bool(command.m_steps) == bool(command.f_steps):
-        raise RuleViolation("AK-DST-1", "a move is either M steps or F steps, not both or none")
+        raise RuleViolation(
+            "AK-DST-1",
+            "a move is either M steps or F steps, not both or none",
+            ja="移動はM移動かF移動のどちらか一方です（両方も、どちらもなしも不可）",
+        )
     if unit.cannot_move:
-        raise RuleViolation("AK-MOV-2", f"{unit.id} cannot move this turn")
+        raise RuleViolation(
+            "AK-MOV-2",
+            f"{unit.id} cannot move this turn",
+            ja=f"{unit.id} はこのターン移動できません",
+        )
     distance = len(command.m_steps) + len(command.f_steps)
     kind = "fixed" if command.fixed is not None else "normal"
     rules = (
@@ -86,7 +94,11 @@ def _normal(unit: AkUnit, axis: str, distance: int, response: bool) -> tuple[str
     require(unit, "response_move" if response else "move")
     value = (unit.sheet.m_move if axis == "M" else unit.sheet.f_move) - unit.move_penalty
     if distance > value:
-        raise RuleViolation("AK-MOV-1", f"{unit.id} may move {axis} {value}; {distance} asked")
+        raise RuleViolation(
+            "AK-MOV-1",
+            f"{unit.id} may move {axis} {value}; {distance} asked",
+            ja=f"{unit.id} の{axis}移動値は {value} です。{distance} が求められました",
+        )
     return ("AK-MOV-1", "AK-DST-1")
 
 
@@ -102,17 +114,41 @@ def _fixed(
     """AK-MOV-2: exactly N, whatever the move values and penalties; △F / ▲M scope."""
     spec = unit.sheet.fixed_move(command.fixed or "")
     if spec is None:
-        raise RuleViolation("AK-TURN-3", f"{unit.id} has no fixed move {command.fixed!r}")
+        raise RuleViolation(
+            "AK-TURN-3",
+            f"{unit.id} has no fixed move {command.fixed!r}",
+            ja=f"{unit.id} に固定値移動 {command.fixed!r} はありません",
+        )
     if (spec.timing == "response") != response:
-        raise RuleViolation("AK-TURN-3", f"{spec.name} is a {spec.timing} action")
+        raise RuleViolation(
+            "AK-TURN-3",
+            f"{spec.name} is a {spec.timing} action",
+            ja=f"{spec.name} は {spec.timing} の動作です",
+        )
     if distance != spec.distance:
-        raise RuleViolation("AK-MOV-2", f"{spec.name} moves exactly {spec.distance}")
+        raise RuleViolation(
+            "AK-MOV-2",
+            f"{spec.name} moves exactly {spec.distance}",
+            ja=f"{spec.name} はちょうど {spec.distance} 移動します",
+        )
     if spec.scope == "map" and axis != "M":
-        raise RuleViolation("AK-MOV-2", f"{spec.name} (▲M) moves inside the map only")
+        raise RuleViolation(
+            "AK-MOV-2",
+            f"{spec.name} (▲M) moves inside the map only",
+            ja=f"{spec.name}（▲M）はマップ内でのみ移動します",
+        )
     if spec.scope == "field" and axis != "F":
-        raise RuleViolation("AK-MOV-2", f"{spec.name} (△F) moves on the field only")
+        raise RuleViolation(
+            "AK-MOV-2",
+            f"{spec.name} (△F) moves on the field only",
+            ja=f"{spec.name}（△F）はフィールド上でのみ移動します",
+        )
     if spec.scope == "field" and state.engaged() and state.band in _CLOSE:
-        raise RuleViolation("AK-MOV-2", f"{spec.name} (△F) cannot leave a map at {state.band}")
+        raise RuleViolation(
+            "AK-MOV-2",
+            f"{spec.name} (△F) cannot leave a map at {state.band}",
+            ja=f"{spec.name}（△F）は {state.band} の距離からマップを離れられません",
+        )
     return ("AK-MOV-2", "AK-DST-1")
 
 
@@ -121,9 +157,15 @@ def advance_move(run: Run, command: cmd.AdvanceMove) -> None:
     """AK-MOV-1: carry the move in progress on by some steps."""
     unit = run.state.unit(command.unit_id)
     if unit.moving is None:
-        raise RuleViolation("AK-EXC-1", f"{unit.id} has no move in progress")
+        raise RuleViolation(
+            "AK-EXC-1", f"{unit.id} has no move in progress", ja=f"{unit.id} は移動中ではありません"
+        )
     if command.steps > unit.moving.remaining:
-        raise RuleViolation("AK-MOV-1", f"only {unit.moving.remaining} steps are left")
+        raise RuleViolation(
+            "AK-MOV-1",
+            f"only {unit.moving.remaining} steps are left",
+            ja=f"残りの移動は {unit.moving.remaining} だけです",
+        )
     advance(run, unit.id, command.steps)
 
 
@@ -132,7 +174,9 @@ def advance(run: Run, unit_id: str, steps: int) -> None:
     unit = run.state.combatants[unit_id]
     plan = unit.moving
     if plan is None:
-        raise RuleViolation("AK-EXC-1", f"{unit_id} has no move in progress")
+        raise RuleViolation(
+            "AK-EXC-1", f"{unit_id} has no move in progress", ja=f"{unit_id} は移動中ではありません"
+        )
     cell, band, taken = _walk(run.state, unit, plan, steps)
     lost = plan.remaining - taken if taken < steps else 0
     remaining = plan.remaining - taken - lost
@@ -176,18 +220,34 @@ def _walk(
     other = state.opponent(unit.id).cell
     for index, m_step in enumerate(plan.m_steps[:steps]):
         if cell != other or band is None:
-            raise RuleViolation("AK-DST-1", "an M move needs the opponent in the same map")
+            raise RuleViolation(
+                "AK-DST-1",
+                "an M move needs the opponent in the same map",
+                ja="M移動には同じマップに相手がいることが必要です",
+            )
         moved = BANDS.index(band) + (-1 if m_step == "closer" else 1)
         if not 0 <= moved < len(BANDS):
-            raise RuleViolation("AK-DST-1", f"M step {index + 1}: no band beyond {band}")
+            raise RuleViolation(
+                "AK-DST-1",
+                f"M step {index + 1}: no band beyond {band}",
+                ja=f"M移動の {index + 1} 歩目：{band} より先の距離はありません",
+            )
         band = BANDS[moved]
     for index, f_step in enumerate(plan.f_steps[:steps]):
         if cell.f_distance(f_step) != 1 or not state.battle_map.holds(f_step):
-            raise RuleViolation("AK-DST-1", f"F step {index + 1} is not an adjacent field cell")
+            raise RuleViolation(
+                "AK-DST-1",
+                f"F step {index + 1} is not an adjacent field cell",
+                ja=f"F移動の {index + 1} 歩目は隣のフィールドのマスではありません",
+            )
         cell, band = f_step, None
         if cell == other:
             if plan.entry_band is None:
-                raise RuleViolation("AK-DST-1", "entering the opponent's map needs entry_band")
+                raise RuleViolation(
+                    "AK-DST-1",
+                    "entering the opponent's map needs entry_band",
+                    ja="相手のマップに入るには entry_band（入る距離）が必要です",
+                )
             band = plan.entry_band
         if state.battle_map.is_map(cell):
             return cell, band, index + 1

@@ -109,7 +109,11 @@ class AkState(_Frozen):
     def unit(self, unit_id: str, rule_id: str = "AK-TURN-1") -> AkUnit:
         found = self.combatants.get(unit_id)
         if found is None:
-            raise RuleViolation(rule_id, f"no unit {unit_id!r} in this duel")
+            raise RuleViolation(
+                rule_id,
+                f"no unit {unit_id!r} in this duel",
+                ja=f"この対決にユニット {unit_id!r} はいません",
+            )
         return found
 
     def opponent(self, unit_id: str) -> AkUnit:

@@ -27,7 +27,11 @@ def roll_first_move(run: Run) -> None:
     """AK-TURN-2: each side rolls 1D6, the higher takes the first phase; ties per AK-TURN-2a."""
     units = sorted(run.state.combatants.values(), key=lambda u: u.id)
     if len(units) != 2 or units[0].side == units[1].side:
-        raise RuleViolation("AK-TURN-1", "a duel needs exactly two units on two sides")
+        raise RuleViolation(
+            "AK-TURN-1",
+            "a duel needs exactly two units on two sides",
+            ja="対決には二つの陣営にちょうど二機のユニットが必要です",
+        )
     ties = run.state.options.first_move_ties
     previous = run.state.order[0] if run.state.order else None
     rolls: list[dict[str, Scalar]] = []

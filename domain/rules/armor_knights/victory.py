@@ -58,7 +58,11 @@ def declare_victory(run: Run, command: cmd.DeclareVictory) -> None:
     """AK-WIN-1: a situational condition, recorded by the GM."""
     sides = {u.side for u in run.state.combatants.values()}
     if command.side not in sides:
-        raise RuleViolation("AK-WIN-1", f"no side {command.side!r} in this duel: {sorted(sides)}")
+        raise RuleViolation(
+            "AK-WIN-1",
+            f"no side {command.side!r} in this duel: {sorted(sides)}",
+            ja=f"この対決に陣営 {command.side!r} はありません：{sorted(sides)}",
+        )
     said = (
         f"{command.side} wins by a situational condition: {command.reason}",
         f"{command.side}が状況による勝利条件を達成：{command.reason}",

@@ -70,6 +70,8 @@ def attack_unarmed(run: Run, command: cmd.AttackUnarmed) -> None:
         raise RuleViolation(
             "GD-MAIN-6",
             f"{attacker.id} holds the melee weapon {held.name}: attack with it (GD-MAIN-5 A)",
+            ja=f"{attacker.id} は白兵武器 {held.name} を持っています。"
+            "それで攻撃してください（GD-MAIN-5 A）",
         )
     means: AttackMeans = "unarmed" if held is None else "bash"
     stats = attacker.sheet.stats
@@ -94,14 +96,24 @@ def throw_item(run: Run, command: cmd.ThrowItem) -> None:
     target = cmd.named(command.target, "GD-MAIN-7", "target")
     item = thrower.item(name)
     if item is not None and item.name in thrower.equipped_items:
-        raise RuleViolation("GD-MAIN-7", f"{item.name} is equipped: only carried items are thrown")
+        raise RuleViolation(
+            "GD-MAIN-7",
+            f"{item.name} is equipped: only carried items are thrown",
+            ja=f"{item.name} は装備中です。投擲できるのは携帯品だけです",
+        )
     if command.item_attack is not None and not run.ctx.is_gm:
-        raise RuleViolation("GD-MAIN-7", "only the GM sets or lowers a thrown item's attack")
+        raise RuleViolation(
+            "GD-MAIN-7",
+            "only the GM sets or lowers a thrown item's attack",
+            ja="投擲するアイテムの攻撃力を決めたり下げたりできるのはGMだけです",
+        )
     if item is None:
         if command.item_attack is None:
             raise RuleViolation(
                 "GD-MAIN-7",
                 f"{thrower.id} carries no {name!r}: a nearby item needs the GM's attack",
+                ja=f"{thrower.id} は {name!r} を携帯していません。"
+                "周囲のアイテムにはGMが決める攻撃力が必要です",
             )
         item_attack, reach = command.item_attack, Item(name=name).range
     else:
@@ -109,6 +121,8 @@ def throw_item(run: Run, command: cmd.ThrowItem) -> None:
             raise RuleViolation(
                 "GD-MAIN-7",
                 f"the GM may lower {item.name}'s attack {item.phys_atk}, not raise it",
+                ja=f"GMは {item.name} の攻撃力 {item.phys_atk} を下げることはできますが、"
+                "上げることはできません",
             )
         item_attack, reach = item.phys_atk, item.range
     attack = item_attack if command.item_attack is None else command.item_attack
@@ -194,7 +208,11 @@ def _single_defender(
     run: Run, attacker: GdCombatant, weapon: Weapon, command: cmd.DeclareAttack
 ) -> tuple[str, ...]:
     if command.target is None or command.point is not None:
-        raise RuleViolation("GD-MAIN-5", f"{weapon.name} attacks one target: name a target")
+        raise RuleViolation(
+            "GD-MAIN-5",
+            f"{weapon.name} attacks one target: name a target",
+            ja=f"{weapon.name} は単体を攻撃します。対象を指定してください",
+        )
     return _target(run, attacker, command.target, weapon.range)
 
 
@@ -202,9 +220,17 @@ def _target(run: Run, attacker: GdCombatant, target_id: str, reach: int) -> tupl
     """GD-MAIN-5 / GD-RNG-1 / GD-SQ-3 / GD-INJ-4: one living target in range, line clear."""
     target = run.state.combatant(target_id, "GD-MAIN-5")
     if target.id == attacker.id:
-        raise RuleViolation("GD-MAIN-5", f"{attacker.id} cannot attack itself")
+        raise RuleViolation(
+            "GD-MAIN-5",
+            f"{attacker.id} cannot attack itself",
+            ja=f"{attacker.id} は自分を攻撃できません",
+        )
     if target.injury == "dead":  # GD-INJ-4: lost for good, as area attacks leave them out
-        raise RuleViolation("GD-INJ-4", f"{target.id} is dead and can no longer be attacked")
+        raise RuleViolation(
+            "GD-INJ-4",
+            f"{target.id} is dead and can no longer be attacked",
+            ja=f"{target.id} は死亡しており、もう攻撃の対象にできません",
+        )
     blockers = occupied_by_others(run.state, attacker.id, target.id)
     check_target(attacker.position, target.position, reach, blockers, options=run.state.options)
     return (target.id,)
@@ -215,7 +241,11 @@ def _area_defenders(
 ) -> tuple[str, ...]:
     point = command.point
     if point is None or command.target is not None:
-        raise RuleViolation("GD-RNG-3", f"{weapon.name} is an area weapon: name a target point")
+        raise RuleViolation(
+            "GD-RNG-3",
+            f"{weapon.name} is an area weapon: name a target point",
+            ja=f"{weapon.name} は範囲攻撃の武器です。対象の地点を指定してください",
+        )
     blockers = occupied_by_others(run.state, attacker.id)
     if not can_target_point(
         attacker.position, point, weapon.range, blockers, options=run.state.options
@@ -224,6 +254,8 @@ def _area_defenders(
             "GD-SQ-4",
             f"target point {point} is {distance(attacker.position, point)} squares away "
             f"(range {weapon.range}) or beyond an occupied square",
+            ja=f"対象の地点 {point} は {distance(attacker.position, point)} スクエア先（射程 "
+            f"{weapon.range}）か、占有スクエアの向こうです",
         )
     # GD-REACT-6: friend and foe alike; the attacker itself is not its own target.
     return tuple(
@@ -267,7 +299,11 @@ def grant_situation_modifier(run: Run, command: cmd.GrantSituationModifier) -> N
     """GD-DMG-4: the GM's extra damage against one defender still to react."""
     attack = run.state.pending
     if attack is None or command.defender not in attack.defenders:
-        raise RuleViolation("GD-DMG-4", f"{command.defender!r} is not a defender awaiting damage")
+        raise RuleViolation(
+            "GD-DMG-4",
+            f"{command.defender!r} is not a defender awaiting damage",
+            ja=f"{command.defender!r} はダメージを待つ防御側ではありません",
+        )
     check_situation(command.percent, command.grade)
     run.emit(
         ev.SituationModifierGranted,

@@ -82,6 +82,8 @@ def status_resistance_check(
     chosen = difficulty if difficulty is not None else options.status_resistance_default_difficulty
     if chosen is None:
         raise RuleViolation(
-            "GD-REACT-7a", "no difficulty: the skill or the GM must give one (no default is set)"
+            "GD-REACT-7a",
+            "no difficulty: the skill or the GM must give one (no default is set)",
+            ja="難易度がありません。スキルかGMが決めてください（既定値はありません）",
         )
     return general_check(resistance, die, chosen, ("GD-CHK-1", "GD-REACT-7", "GD-REACT-7a"))

@@ -157,10 +157,23 @@ class ThrowItem(Acting):
     item_attack: Figure | None = Field(default=None, ge=0)
 
 
+# What `named` asks for, in Japanese (the refusal says it in both languages).
+_NAMED_JA = {
+    "action the GM judges doable in 10 s": "GMが10秒で行えると判断する行動",
+    "borrower": "借りる側",
+    "item to lend": "貸与するアイテム",
+    "item to use": "使用するアイテム",
+    "item to throw": "投擲するアイテム",
+    "target": "対象",
+}
+
+
 def named(value: str | None, rule_id: str, what: str) -> str:
     """A name the command must give (optional in the schema, like DeclareAttack's target)."""
     if not value:
-        raise RuleViolation(rule_id, f"name the {what}")
+        raise RuleViolation(
+            rule_id, f"name the {what}", ja=f"{_NAMED_JA.get(what, what)}を指定してください"
+        )
     return value
 
 

@@ -46,7 +46,11 @@ class SkillStepHp(BaseModel):
 def max_hp_under_cost(max_hp: int, capacity: int, total_cost: int) -> int:
     """GD-COST-1: max HP drops by the excess of cost over capacity, in %, never below 1."""
     if max_hp < 1:
-        raise RuleViolation("GD-COST-1", f"max HP must be at least 1, not {max_hp}")
+        raise RuleViolation(
+            "GD-COST-1",
+            f"max HP must be at least 1, not {max_hp}",
+            ja=f"最大生命は1以上です（{max_hp} ではなく）",
+        )
     excess = max(0, total_cost - capacity)
     return max(1, math.floor(Fraction(max_hp * (100 - excess), 100)))
 

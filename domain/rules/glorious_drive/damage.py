@@ -104,7 +104,10 @@ def pay_guard_cost(hp: int, cost: int) -> int:
     """GD-REACT-4 / GD-DMG-3: HP after paying a guard's cost (not damage, never cut)."""
     if not can_pay_guard_cost(hp, cost):
         raise RuleViolation(
-            "GD-REACT-4", f"guard costs {cost} HP but HP is {hp}; paying would leave {hp - cost}"
+            "GD-REACT-4",
+            f"guard costs {cost} HP but HP is {hp}; paying would leave {hp - cost}",
+            ja=f"【防御】のコストは生命 {cost} ですが、生命は {hp} です。"
+            f"払うと {hp - cost} になります",
         )
     return hp - cost
 
@@ -167,7 +170,9 @@ def _check_guard(cut: int | None, guard_cost: int) -> None:
     if cut is None:
         if guard_cost:
             raise RuleViolation(
-                "GD-REACT-4", f"a guard cost of {guard_cost} needs a guard with a cut value"
+                "GD-REACT-4",
+                f"a guard cost of {guard_cost} needs a guard with a cut value",
+                ja=f"【防御】のコスト {guard_cost} には、カット値のある【防御】が必要です",
             )
         return
     _require_non_negative("GD-DMG-3", "cut", cut)
@@ -175,4 +180,8 @@ def _check_guard(cut: int | None, guard_cost: int) -> None:
 
 def _require_non_negative(rule_id: str, name: str, value: int) -> None:
     if value < 0:
-        raise RuleViolation(rule_id, f"{name} must be 0 or more, not {value}")
+        raise RuleViolation(
+            rule_id,
+            f"{name} must be 0 or more, not {value}",
+            ja=f"{name} は0以上です（{value} ではなく）",
+        )

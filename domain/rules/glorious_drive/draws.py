@@ -18,7 +18,11 @@ Draw = Callable[[int, str], int]
 def checked_face(face: int, sides: int, rule_id: str) -> int:
     """RULES.md Dice: refuse a face not on a `sides`-sided die, citing the rule it was for."""
     if not 1 <= face <= sides:
-        raise RuleViolation(rule_id, f"a 1D{sides} cannot show {face}; faces are 1–{sides}")
+        raise RuleViolation(
+            rule_id,
+            f"a 1D{sides} cannot show {face}; faces are 1–{sides}",
+            ja=f"1D{sides} で {face} は出ません。出目は1～{sides}です",
+        )
     return face
 
 

@@ -16,7 +16,11 @@ def carried_ratio(hp: int, max_hp: int) -> Fraction:
     Negative HP carries 0: the share is of HP *lost*, and no unit loses more than all.
     """
     if max_hp < 1:
-        raise RuleViolation("GD-HPS-3", f"max HP must be at least 1, not {max_hp}")
+        raise RuleViolation(
+            "GD-HPS-3",
+            f"max HP must be at least 1, not {max_hp}",
+            ja=f"最大生命は1以上です（{max_hp} ではなく）",
+        )
     return min(Fraction(1), max(Fraction(0), Fraction(hp, max_hp)))
 
 
@@ -27,9 +31,17 @@ def entering_hp(max_hp: int, ratio: Fraction, options: GloriousDriveOptions) -> 
     enters the next scenario (GD-HPS-2); `max_hp` is that unit's own, after GD-COST.
     """
     if max_hp < 1:
-        raise RuleViolation("GD-HPS-3", f"max HP must be at least 1, not {max_hp}")
+        raise RuleViolation(
+            "GD-HPS-3",
+            f"max HP must be at least 1, not {max_hp}",
+            ja=f"最大生命は1以上です（{max_hp} ではなく）",
+        )
     if not 0 <= ratio <= 1:
-        raise RuleViolation("GD-HPS-3", f"a carried ratio is between 0 and 1, not {ratio}")
+        raise RuleViolation(
+            "GD-HPS-3",
+            f"a carried ratio is between 0 and 1, not {ratio}",
+            ja=f"引き継ぐ割合は0から1の間です（{ratio} ではなく）",
+        )
     if ratio == 0:
         return 0
     hp = round_fraction(max_hp * ratio, options.hps_rounding)

@@ -82,12 +82,19 @@ def apply_delay(order: Sequence[str], who: str, after_whom: str) -> tuple[str, .
     positions = {cid: i for i, cid in enumerate(order)}
     for cid in (who, after_whom):
         if cid not in positions:
-            raise RuleViolation("GD-INIT-3", f"{cid!r} is not in the initiative order")
+            raise RuleViolation(
+                "GD-INIT-3",
+                f"{cid!r} is not in the initiative order",
+                ja=f"{cid!r} は行動順にいません",
+            )
     if positions[after_whom] <= positions[who]:
         raise RuleViolation(
             "GD-INIT-3",
             f"{who!r} acts at position {positions[who] + 1} and {after_whom!r} at "
             f"{positions[after_whom] + 1}; a delay can only move later, never earlier",
+            ja=f"{who!r} の行動順は {positions[who] + 1} 番目、"
+            f"{after_whom!r} は {positions[after_whom] + 1} 番目です。遅らせることはできても、"
+            "早めることはできません",
         )
     rest = [cid for cid in order if cid != who]
     slot = rest.index(after_whom) + 1
@@ -98,7 +105,11 @@ def _break_tie(ids: list[str], draw: Draw, round_: int, log: list[Reroll]) -> li
     if len(ids) == 1:
         return ids
     if round_ > MAX_REROLL_ROUNDS:
-        raise RuleViolation("GD-INIT-2", f"{ids} still tied after {MAX_REROLL_ROUNDS} re-rolls")
+        raise RuleViolation(
+            "GD-INIT-2",
+            f"{ids} still tied after {MAX_REROLL_ROUNDS} re-rolls",
+            ja=f"{ids} は {MAX_REROLL_ROUNDS} 回振り直しても同値のままです",
+        )
     faces = {cid: draw_checked(draw, 6, "GD-INIT-2 tie-break", "GD-INIT-2").face for cid in ids}
     log += [Reroll(combatant_id=cid, die=faces[cid], round=round_) for cid in ids]
     ordered: list[str] = []
@@ -111,6 +122,10 @@ def _break_tie(ids: list[str], draw: Draw, round_: int, log: list[Reroll]) -> li
 def _check_rolls(rolls: Sequence[InitiativeRoll]) -> None:
     ids = [r.combatant_id for r in rolls]
     if len(set(ids)) != len(ids):
-        raise RuleViolation("GD-INIT-1", f"each combatant rolls once; duplicates in {ids}")
+        raise RuleViolation(
+            "GD-INIT-1",
+            f"each combatant rolls once; duplicates in {ids}",
+            ja=f"行動順決定の判定は一人一回です。{ids} に重複があります",
+        )
     for roll in rolls:
         checked_face(roll.die, 6, "GD-INIT-1")

@@ -112,7 +112,11 @@ def resolve_injuries(
     (GD-INJ-5). Call after damage was taken; HP above −1 makes no check.
     """
     if max_hp < 1:
-        raise RuleViolation("GD-INJ-3", f"max HP must be at least 1, not {max_hp}")
+        raise RuleViolation(
+            "GD-INJ-3",
+            f"max HP must be at least 1, not {max_hp}",
+            ja=f"最大生命は1以上です（{max_hp} ではなく）",
+        )
     checks = [
         _make_check(spec, hp, resistance, draw)
         for spec in _specs(max_hp, options.faint_rule, is_assault_core)

@@ -33,11 +33,17 @@ def lend_item(run: Run, command: cmd.LendItem) -> None:
     name = cmd.named(command.item, "GD-MAIN-5", "item to lend")
     item = lender.item(name)
     if item is None:
-        raise RuleViolation("GD-MAIN-5", f"{lender.id} holds no item {name!r}")
+        raise RuleViolation(
+            "GD-MAIN-5",
+            f"{lender.id} holds no item {name!r}",
+            ja=f"{lender.id} はアイテム {name!r} を所持していません",
+        )
     if item.kind != "general":
         raise RuleViolation(
             "GD-MAIN-5",
             f"{item.name} is of kind {item.kind!r}: only general items (一般アイテム) may be lent",
+            ja=f"{item.name} の種別は {item.kind!r} です。貸与できるのは「種別："
+            "一般アイテム」だけです",
         )
     borrower = state.combatant(cmd.named(command.borrower, "GD-MAIN-5", "borrower"), "GD-MAIN-5")
     _check_borrower(state, lender, borrower, item)
@@ -46,20 +52,32 @@ def lend_item(run: Run, command: cmd.LendItem) -> None:
 
 def _check_borrower(state: GdState, lender: GdCombatant, borrower: GdCombatant, item: Item) -> None:
     if borrower.id == lender.id or borrower.side != lender.side:
-        raise RuleViolation("GD-MAIN-5", f"{borrower.id} is not an ally of {lender.id}")
+        raise RuleViolation(
+            "GD-MAIN-5",
+            f"{borrower.id} is not an ally of {lender.id}",
+            ja=f"{borrower.id} は {lender.id} の味方ではありません",
+        )
     d = distance(lender.position, borrower.position)
     if d > ADJACENT:
         raise RuleViolation(
-            "GD-MAIN-5", f"{borrower.id} is {d} squares away; a loan needs an adjacent square"
+            "GD-MAIN-5",
+            f"{borrower.id} is {d} squares away; a loan needs an adjacent square",
+            ja=f"{borrower.id} は {d} スクエア先です。貸与は隣接スクエアに限ります",
         )
     if not _has_action_step_left(state, borrower.id):
         raise RuleViolation(
             "GD-MAIN-5",
             f"{borrower.id} has no action step left this turn to spend on the loan "
             "(both lender and borrower spend theirs)",
+            ja=f"{borrower.id} にはこのターン、"
+            "貸与に使う行動ステップが残っていません（貸す側も借りる側も使います）",
         )
     if borrower.item(item.name) is not None:
-        raise RuleViolation("GD-MAIN-5", f"{borrower.id} already holds an item {item.name!r}")
+        raise RuleViolation(
+            "GD-MAIN-5",
+            f"{borrower.id} already holds an item {item.name!r}",
+            ja=f"{borrower.id} はすでにアイテム {item.name!r} を所持しています",
+        )
 
 
 def _has_action_step_left(state: GdState, cid: str) -> bool:
@@ -99,7 +117,11 @@ def decline_loan(run: Run, command: cmd.DeclineLoan) -> None:
 def _loan(run: Run, borrower: str) -> PendingLoan:
     loan = run.state.pending_loan
     if loan is None or loan.borrower != borrower:
-        raise RuleViolation("GD-MAIN-5", f"no item is offered to {borrower!r}")
+        raise RuleViolation(
+            "GD-MAIN-5",
+            f"no item is offered to {borrower!r}",
+            ja=f"{borrower!r} に貸与されようとしているアイテムはありません",
+        )
     return loan
 
 
@@ -109,9 +131,17 @@ def swap_equipment(run: Run, command: cmd.SwapEquipment) -> None:
     who = run.state.combatant(command.combatant_id)
     names = (*command.equip, *command.unequip)
     if not names or len(set(names)) != len(names):
-        raise RuleViolation("GD-MAIN-5", "name each item to equip or unequip once")
+        raise RuleViolation(
+            "GD-MAIN-5",
+            "name each item to equip or unequip once",
+            ja="装備する・外すアイテムはそれぞれ一度だけ指定してください",
+        )
     if who.main_weapon is not None and who.main_weapon in names:
-        raise RuleViolation("GD-MAIN-5", f"{who.main_weapon} is the main weapon: it stays")
+        raise RuleViolation(
+            "GD-MAIN-5",
+            f"{who.main_weapon} is the main weapon: it stays",
+            ja=f"{who.main_weapon} はメイン武器です。入れ替えられません",
+        )
     sub = who.sub_weapon
     equipped = list(who.equipped_items)
     for name in command.unequip:
@@ -120,19 +150,35 @@ def swap_equipment(run: Run, command: cmd.SwapEquipment) -> None:
         elif name in equipped:
             equipped.remove(name)
         else:
-            raise RuleViolation("GD-MAIN-5", f"{who.id} has no {name!r} equipped")
+            raise RuleViolation(
+                "GD-MAIN-5",
+                f"{who.id} has no {name!r} equipped",
+                ja=f"{who.id} は {name!r} を装備していません",
+            )
     for name in command.equip:
         if name in who.carried_weapons():
             if sub is not None:
-                raise RuleViolation("GD-MAIN-5", f"the sub weapon slot holds {sub}: unequip it")
+                raise RuleViolation(
+                    "GD-MAIN-5",
+                    f"the sub weapon slot holds {sub}: unequip it",
+                    ja=f"サブ武器の枠には {sub} があります。先に外してください",
+                )
             sub = name
         elif who.item(name) is not None and name not in equipped and name not in who.equipped_items:
             equipped.append(name)
         else:
-            raise RuleViolation("GD-MAIN-5", f"{who.id} carries no {name!r} to equip")
+            raise RuleViolation(
+                "GD-MAIN-5",
+                f"{who.id} carries no {name!r} to equip",
+                ja=f"{who.id} は装備する {name!r} を携帯していません",
+            )
     slots = who.sheet.item_slots
     if slots is not None and len(equipped) > slots:
-        raise RuleViolation("GD-MAIN-5", f"{len(equipped)} items for {slots} equipment slots")
+        raise RuleViolation(
+            "GD-MAIN-5",
+            f"{len(equipped)} items for {slots} equipment slots",
+            ja=f"装備枠 {slots} に対してアイテムが {len(equipped)} 個です",
+        )
     run.rule(
         Decision(
             rule_ids=("GD-MAIN-5",),
@@ -154,21 +200,31 @@ def use_item(run: Run, command: cmd.UseItem) -> None:
     name = cmd.named(command.item, "GD-MAIN-5", "item to use")
     item = user.item(name)
     if item is None:
-        raise RuleViolation("GD-MAIN-5", f"{user.id} holds no item {name!r}")
+        raise RuleViolation(
+            "GD-MAIN-5",
+            f"{user.id} holds no item {name!r}",
+            ja=f"{user.id} はアイテム {name!r} を所持していません",
+        )
     if item.name not in user.equipped_items and item.kind != "flavour":
         raise RuleViolation(
             "GD-MAIN-5",
             f"{item.name} is carried, not equipped: only flavour items work from the carried items",
+            ja=f"{item.name} は携帯品で、装備されていません。"
+            "携帯品のまま使えるのはフレーバーアイテムだけです",
         )
     reacting = run.state.step == "reaction"
     if item.timing != ("reaction" if reacting else "action"):
         step = "reaction step" if reacting else "action step"
         raise RuleViolation(
-            "GD-MAIN-8", f"{item.name} is used in the {item.timing} step, not the {step}"
+            "GD-MAIN-8",
+            f"{item.name} is used in the {item.timing} step, not the {step}",
+            ja=f"{item.name} を使うのは {step} ではなく {item.timing} のステップです",
         )
     if command.negates_hit and not (reacting and run.ctx.is_gm):
         raise RuleViolation(
-            "GD-MAIN-8", "only the GM, in the reaction step, may rule that an item stops the hit"
+            "GD-MAIN-8",
+            "only the GM, in the reaction step, may rule that an item stops the hit",
+            ja="アイテムで攻撃を止められるかを裁定できるのは、対抗判定ステップのGMだけです",
         )
     if reacting:
         _use_in_reaction(run, user, item, command)
@@ -180,7 +236,11 @@ def use_item(run: Run, command: cmd.UseItem) -> None:
 def _use_in_reaction(run: Run, user: GdCombatant, item: Item, command: cmd.UseItem) -> None:
     attack = run.state.pending
     if attack is None or user.id not in attack.defenders:
-        raise RuleViolation("GD-MAIN-8", f"{user.id} is not a defender awaiting a reaction")
+        raise RuleViolation(
+            "GD-MAIN-8",
+            f"{user.id} is not a defender awaiting a reaction",
+            ja=f"{user.id} は対抗判定を待つ防御側ではありません",
+        )
     run.emit(ev.ReactionDeclared, combatant=user.id, reaction="item")
     rules = ("GD-MAIN-8", "GD-MAIN-5")
     run.rule(_item_effect(user, item, command.note, rules, {"negates_hit": command.negates_hit}))
@@ -212,10 +272,18 @@ def take_other_action(run: Run, command: cmd.TakeOtherAction) -> None:
     """GD-MAIN-5 F / GD-CHK-1: the GM judges it doable in 10 s and may call for a check."""
     who = run.state.combatant(command.combatant_id)
     if not run.ctx.is_gm:
-        raise RuleViolation("GD-MAIN-5", "the GM judges whether an action is doable in 10 s")
+        raise RuleViolation(
+            "GD-MAIN-5",
+            "the GM judges whether an action is doable in 10 s",
+            ja="10秒で行える行動かどうかはGMが判断します",
+        )
     action = cmd.named(command.action, "GD-MAIN-5", "action the GM judges doable in 10 s")
     if (command.check_stat is None) != (command.difficulty is None):
-        raise RuleViolation("GD-CHK-1", "a check needs both the stat and the difficulty")
+        raise RuleViolation(
+            "GD-CHK-1",
+            "a check needs both the stat and the difficulty",
+            ja="判定には能力値と難易度の両方が必要です",
+        )
     success: bool | None = None
     if command.check_stat is not None and command.difficulty is not None:
         stat = getattr(who.sheet.stats, command.check_stat)

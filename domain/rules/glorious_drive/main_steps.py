@@ -20,7 +20,11 @@ def swap_weapons(run: Run, command: cmd.SwapWeapons) -> None:
     """GD-MAIN-3: main and sub weapon change places."""
     combatant = run.state.combatant(command.combatant_id)
     if combatant.main_weapon is None and combatant.sub_weapon is None:
-        raise RuleViolation("GD-MAIN-3", f"{combatant.id} holds neither a main nor a sub weapon")
+        raise RuleViolation(
+            "GD-MAIN-3",
+            f"{combatant.id} holds neither a main nor a sub weapon",
+            ja=f"{combatant.id} はメイン武器もサブ武器も持っていません",
+        )
     run.emit(
         ev.WeaponsSwapped,
         combatant=combatant.id,
@@ -65,10 +69,18 @@ def reload(run: Run, command: cmd.Reload) -> None:
     combatant = run.state.combatant(command.combatant_id)
     name = command.weapon or combatant.main_weapon
     if name not in (combatant.main_weapon, combatant.sub_weapon) or name is None:
-        raise RuleViolation("GD-RLD-2", f"{combatant.id} holds no weapon {name!r} to reload")
+        raise RuleViolation(
+            "GD-RLD-2",
+            f"{combatant.id} holds no weapon {name!r} to reload",
+            ja=f"{combatant.id} はリロードする武器 {name!r} を持っていません",
+        )
     ammo = combatant.ammo.get(name)
     if ammo is None:
-        raise RuleViolation("GD-RLD-4", f"{name} has no reload interval; it never runs dry")
+        raise RuleViolation(
+            "GD-RLD-4",
+            f"{name} has no reload interval; it never runs dry",
+            ja=f"{name} にはリロード間隔がありません。弾切れになりません",
+        )
     after = after_reload(ammo)
     run.rule(
         Decision(

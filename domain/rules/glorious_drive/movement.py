@@ -79,7 +79,11 @@ def check_path(
     (leave out the mover's own, and any the GM lets it climb over or dive under).
     """
     if not path:
-        raise RuleViolation("GD-MAIN-4", "a path needs at least the starting square")
+        raise RuleViolation(
+            "GD-MAIN-4",
+            "a path needs at least the starting square",
+            ja="移動経路には少なくとも出発するスクエアが必要です",
+        )
     steps = [
         _step(
             i,
@@ -95,7 +99,11 @@ def check_path(
     total = sum(s.cost for s in steps)
     if total > move:
         breakdown = " + ".join(f"{s.terrain.value} {s.cost}" for s in steps)
-        raise RuleViolation("GD-RNG-4", f"the path costs {total} ({breakdown}); move is {move}")
+        raise RuleViolation(
+            "GD-RNG-4",
+            f"the path costs {total} ({breakdown}); move is {move}",
+            ja=f"経路のコストは {total}（{breakdown}）、移動は {move} です",
+        )
     return PathCost(start=path[0], steps=tuple(steps), total=total, move=move)
 
 
@@ -153,16 +161,28 @@ def _step(
     vertical = (dx, dy, dz) == (0, 0, 1)
     if vertical and not underwater:
         raise RuleViolation(
-            "GD-RNG-5", f"step {index} {a} → {b} goes up or down; only underwater can it"
+            "GD-RNG-5",
+            f"step {index} {a} → {b} goes up or down; only underwater can it",
+            ja=f"{index} 歩目 {a} → {b} は上下の移動です。上下に動けるのは水中だけです",
         )
     if not vertical and (dz != 0 or dx + dy != 1):
         raise RuleViolation(
-            "GD-MAIN-4", f"step {index} {a} → {b} is not one square front, back, left or right"
+            "GD-MAIN-4",
+            f"step {index} {a} → {b} is not one square front, back, left or right",
+            ja=f"{index} 歩目 {a} → {b} は前後左右に1スクエアの移動ではありません",
         )
     terrain = terrain_at(b)
     if terrain is None:
-        raise RuleViolation("GD-RNG-4", f"step {index} enters {b}, which is off the map")
+        raise RuleViolation(
+            "GD-RNG-4",
+            f"step {index} enters {b}, which is off the map",
+            ja=f"{index} 歩目はマップの外の {b} に入ります",
+        )
     if b in occupied:
-        raise RuleViolation("GD-SQ-3", f"step {index} enters {b}, an occupied square")
+        raise RuleViolation(
+            "GD-SQ-3",
+            f"step {index} enters {b}, an occupied square",
+            ja=f"{index} 歩目は占有スクエアの {b} に入ります",
+        )
     cost = VERTICAL_STEP_COST if vertical else move_cost(terrain, mover_kind)
     return PathStep(position=b, terrain=terrain, cost=cost, vertical=vertical)

@@ -29,7 +29,11 @@ def occupied_squares(
     `position` as its lowest corner. Other shapes are built square by square by the caller.
     """
     if size_squares < 0:
-        raise RuleViolation("GD-SQ-2", f"a size is 0 squares or more, not {size_squares}")
+        raise RuleViolation(
+            "GD-SQ-2",
+            f"a size is 0 squares or more, not {size_squares}",
+            ja=f"サイズは0スクエア以上です（{size_squares} ではなく）",
+        )
     if kind == "assault_core":
         return frozenset({position, position.shifted(dz=1)})
     big_enough = size_squares >= 1 if options.occupy_threshold == "at_least" else size_squares > 1

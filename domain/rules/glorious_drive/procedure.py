@@ -191,6 +191,15 @@ _OUT: dict[str, tuple[str, str]] = {
     "incapacitated": ("GD-INJ-3", "is incapacitated: out of action until the scenario ends"),
     "dead": ("GD-INJ-4", "is dead (lost for good) and acts no more"),
 }
+# The same, in the seed's words (気絶, 機能停止, 重体, 再起不能, 死亡・ロスト).
+_OUT_JA: dict[str, str] = {
+    "faint": "気絶しており、"
+    "どのフェイズでも行動できません（クリーンナップステップで判定を自動で行います）",
+    "shutdown": "機能停止しており（アサルトコアの気絶）、もう行動できません",
+    "critical": "重体です：シナリオ終了まで行動できません",
+    "incapacitated": "再起不能です：シナリオ終了まで行動できません",
+    "dead": "死亡し（ロスト）、もう行動できません",
+}
 
 
 def refusal(state: GdState, command: Command) -> RuleViolation | None:
@@ -200,5 +209,7 @@ def refusal(state: GdState, command: Command) -> RuleViolation | None:
         return None
     rule_id, why = _OUT[combatant.injury]
     return RuleViolation(
-        rule_id, f"{combatant.name} ({combatant.id}) {why}: {command.command_type} is refused"
+        rule_id,
+        f"{combatant.name} ({combatant.id}) {why}: {command.command_type} is refused",
+        ja=f"{combatant.name}（{combatant.id}）は{_OUT_JA[combatant.injury]}：{command.command_type}は行えません",
     )

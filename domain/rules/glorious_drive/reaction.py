@@ -73,6 +73,9 @@ def intercept(run: Run, command: cmd.Intercept) -> None:
             "GD-REACT-3",
             f"{interceptor.id} at {interceptor.position} is not across the attack on "
             f"{command.target!r} (only a single-target attack crossing it can be intercepted)",
+            ja=f"{interceptor.id}（{interceptor.position}）"
+            f"は {command.target!r} への攻撃の射線上にいません（射線の妨害ができるのは、"
+            "自身を跨ぐ単体攻撃だけです）",
         )
     weapon = _guard_weapon(interceptor) if command.guard else None
     run.emit(
@@ -105,19 +108,30 @@ def finish_if_settled(run: Run) -> None:
 
 def _pending(run: Run) -> PendingAttack:
     if run.state.pending is None:
-        raise RuleViolation("GD-REACT-1", "no attack is awaiting a reaction")
+        raise RuleViolation(
+            "GD-REACT-1",
+            "no attack is awaiting a reaction",
+            ja="対抗判定を待っている攻撃はありません",
+        )
     return run.state.pending
 
 
 def _guard_weapon(defender: GdCombatant) -> Weapon:
     weapon = defender.weapon(defender.main_weapon)
     if weapon is None or weapon.cut is None:
-        raise RuleViolation("GD-REACT-4", f"{defender.id}'s main weapon has no cut value")
+        raise RuleViolation(
+            "GD-REACT-4",
+            f"{defender.id}'s main weapon has no cut value",
+            ja=f"{defender.id} のメイン武器にはカット値がありません",
+        )
     if not can_pay_guard_cost(defender.hp, weapon.guard_cost):
         raise RuleViolation(
             "GD-REACT-4",
             f"guard costs {weapon.guard_cost} HP but {defender.id} has {defender.hp}; "
             f"paying would leave {defender.hp - weapon.guard_cost}",
+            ja=f"【防御】のコストは生命 {weapon.guard_cost} ですが、"
+            f"{defender.id} の生命は {defender.hp} です。"
+            f"払うと {defender.hp - weapon.guard_cost} になります",
         )
     return weapon
 

@@ -30,6 +30,7 @@ def loaded(interval: int, reload_time: int) -> WeaponAmmo:
         raise RuleViolation(
             "GD-RLD-1",
             f"reload interval and reload time are at least 1, not {interval} and {reload_time}",
+            ja=f"リロード間隔とリロード時間は1以上です（{interval} と {reload_time} ではなく）",
         )
     return WeaponAmmo(interval=interval, reload_time=reload_time, shots_left=interval)
 
@@ -41,9 +42,15 @@ def after_attack(ammo: WeaponAmmo) -> WeaponAmmo:
             "GD-RLD-3",
             f"reload under way ({ammo.reloads_done} of {ammo.reload_time} actions); "
             "the weapon cannot attack until it completes",
+            ja=f"リロード中です（{ammo.reload_time} 回中 {ammo.reloads_done} 回）。"
+            "終わるまでこの武器で攻撃できません",
         )
     if ammo.shots_left == 0:
-        raise RuleViolation("GD-RLD-1", f"out of ammunition after {ammo.interval} attacks")
+        raise RuleViolation(
+            "GD-RLD-1",
+            f"out of ammunition after {ammo.interval} attacks",
+            ja=f"{ammo.interval} 回攻撃して弾切れです",
+        )
     return replaced(ammo, {"shots_left": ammo.shots_left - 1})
 
 

@@ -27,11 +27,17 @@ def situation_grade_range(grade: SituationGrade) -> tuple[int, int]:
 def check_situation(percent: int, grade: SituationGrade | None) -> None:
     """GD-DMG-4: refuse a bonus outside 0–100 %, or outside its grade's range if graded."""
     if not 0 <= percent <= 100:
-        raise RuleViolation("GD-DMG-4", f"situation bonus is 0–100 %, not {percent} %")
+        raise RuleViolation(
+            "GD-DMG-4",
+            f"situation bonus is 0–100 %, not {percent} %",
+            ja=f"状況修正のダメージ増加は0～100 %です（{percent} % ではなく）",
+        )
     if grade is None:
         return
     low, high = situation_grade_range(grade)
     if not low <= percent <= high:
         raise RuleViolation(
-            "GD-DMG-4", f"a {grade} situation modifier is {low}–{high} %, not {percent} %"
+            "GD-DMG-4",
+            f"a {grade} situation modifier is {low}–{high} %, not {percent} %",
+            ja=f"{grade} の状況修正は {low}～{high} % です（{percent} % ではなく）",
         )

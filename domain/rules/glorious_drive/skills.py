@@ -36,9 +36,9 @@ def use_movement_skill(run: Run, command: cmd.UseMovementSkill) -> None:
     skill = _declare(run, user, command.skill, "movement", command.note)
     to = command.destination
     if run.state.battle_map.terrain_at(to) is None:
-        raise RuleViolation("GD-RNG-4", f"{to} is off the map")
+        raise RuleViolation("GD-RNG-4", f"{to} is off the map", ja=f"{to} はマップの外です")
     if to in occupied_by_others(run.state, user.id):
-        raise RuleViolation("GD-SQ-3", f"{to} is an occupied square")
+        raise RuleViolation("GD-SQ-3", f"{to} is an occupied square", ja=f"{to} は占有スクエアです")
     run.rule(_effect(user, skill, command.note, {"destination": str(to)}))
     run.emit(ev.CombatantMoved, combatant=user.id, path=(to,), cost=0)
 
@@ -62,7 +62,9 @@ def use_counter_skill(run: Run, command: cmd.UseCounterSkill) -> None:
     user = run.state.combatant(command.combatant_id)
     if command.negates_hit and not run.ctx.is_gm:
         raise RuleViolation(
-            "GD-REACT-2", "whether a counter skill stops the hit is the GM's ruling on its text"
+            "GD-REACT-2",
+            "whether a counter skill stops the hit is the GM's ruling on its text",
+            ja="対抗スキルで攻撃を止められるかは、スキルの文面に基づくGMの裁定です",
         )
     skill = _declare(run, user, command.skill, "counter", command.note)
     run.emit(ev.ReactionDeclared, combatant=user.id, reaction="counter_skill")
@@ -79,11 +81,17 @@ def _declare(run: Run, user: GdCombatant, name: str, kind: SkillType, note: str)
     rule = _TIMING[kind]
     skill = user.sheet.skill(name)
     if skill is None or skill.skill_type != kind:
-        raise RuleViolation(rule, f"{user.id} has no {kind} skill {name!r}")
+        raise RuleViolation(
+            rule,
+            f"{user.id} has no {kind} skill {name!r}",
+            ja=f"{user.id} に {kind} スキル {name!r} はありません",
+        )
     _check_weapon_type(user, skill, rule)
     if not user.can_use(name):
         raise RuleViolation(
-            "GD-MAIN-5", f"{user.id} has used {name!r} all {skill.uses} times it allows"
+            "GD-MAIN-5",
+            f"{user.id} has used {name!r} all {skill.uses} times it allows",
+            ja=f"{user.id} は {name!r} を使用回数の {skill.uses} 回すべて使いました",
         )
     hp = user.hp
     if skill.cost:
@@ -111,10 +119,13 @@ def _check_weapon_type(user: GdCombatant, skill: Skill, rule: str) -> None:
         raise RuleViolation(
             "GD-MAIN-6",
             f"{skill.name} requires a {skill.weapon_type} weapon; {user.id} holds none (unarmed)",
+            ja=f"{skill.name} には {skill.weapon_type} の武器が必要ですが、{user.id} は素手です",
         )
     if held.weapon_type != skill.weapon_type:
         raise RuleViolation(
-            rule, f"{skill.name} requires a {skill.weapon_type} weapon, not {held.name}"
+            rule,
+            f"{skill.name} requires a {skill.weapon_type} weapon, not {held.name}",
+            ja=f"{skill.name} には {held.name} ではなく {skill.weapon_type} の武器が必要です",
         )
 
 

@@ -104,7 +104,11 @@ class GdCombatant(_Frozen):
         """GD-MAIN-5 A: the main weapon, or a refusal when none is held."""
         weapon = self.weapon(self.main_weapon)
         if weapon is None:
-            raise RuleViolation("GD-MAIN-5", f"{self.id} holds no main weapon")
+            raise RuleViolation(
+                "GD-MAIN-5",
+                f"{self.id} holds no main weapon",
+                ja=f"{self.id} はメイン武器を持っていません",
+            )
         return weapon
 
 
@@ -169,7 +173,11 @@ class GdState(_Frozen):
     def combatant(self, combatant_id: str, rule_id: str = "GD-TURN-1") -> GdCombatant:
         found = self.combatants.get(combatant_id)
         if found is None:
-            raise RuleViolation(rule_id, f"no combatant {combatant_id!r} in this encounter")
+            raise RuleViolation(
+                rule_id,
+                f"no combatant {combatant_id!r} in this encounter",
+                ja=f"この戦闘に参加者 {combatant_id!r} はいません",
+            )
         return found
 
     def replace(self, combatant: GdCombatant) -> GdState:

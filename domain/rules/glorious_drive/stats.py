@@ -41,7 +41,11 @@ def boosted_unit_stats(
     _check_keys(base)
     _check_keys(slot_contributions)
     if piloting < 0:
-        raise RuleViolation("GD-STAT-2", f"piloting is a percentage boost ≥ 0, not {piloting}")
+        raise RuleViolation(
+            "GD-STAT-2",
+            f"piloting is a percentage boost ≥ 0, not {piloting}",
+            ja=f"操縦は0以上の割合（%）による強化です（{piloting} ではなく）",
+        )
     boosted = {k: round_fraction(percent_of(v, 100 + piloting), rounding) for k, v in base.items()}
     for key, extra in slot_contributions.items():
         boosted[key] = boosted.get(key, 0) + extra
@@ -51,4 +55,8 @@ def boosted_unit_stats(
 def _check_keys(stats: Mapping[str, int]) -> None:
     unknown = sorted(set(stats) - set(STAT_KEYS))
     if unknown:
-        raise RuleViolation("GD-STAT-1", f"unknown stat keys {unknown}; known: {list(STAT_KEYS)}")
+        raise RuleViolation(
+            "GD-STAT-1",
+            f"unknown stat keys {unknown}; known: {list(STAT_KEYS)}",
+            ja=f"不明な能力値 {unknown} です。既知の能力値：{list(STAT_KEYS)}",
+        )

@@ -93,10 +93,20 @@ def check_target(
             raise RuleViolation(
                 "GD-RNG-2",
                 f"the target is {d} squares away, {height} of them height; range is {weapon_range}",
+                ja=f"対象は {d} スクエア先で、うち {height} は高低差です。"
+                f"射程は {weapon_range} です",
             )
-        raise RuleViolation("GD-RNG-1", f"the target is {d} squares away; range is {weapon_range}")
+        raise RuleViolation(
+            "GD-RNG-1",
+            f"the target is {d} squares away; range is {weapon_range}",
+            ja=f"対象は {d} スクエア先です。射程は {weapon_range} です",
+        )
     if line_of_fire_blocked(attacker, target, occupied, options=options):
-        raise RuleViolation("GD-SQ-3", f"the target at {target} is beyond an occupied square")
+        raise RuleViolation(
+            "GD-SQ-3",
+            f"the target at {target} is beyond an occupied square",
+            ja=f"{target} の対象は占有スクエアの向こうです（射線が遮られています）",
+        )
 
 
 def area_squares(center: Position, radius: int, *, vertical: bool = False) -> frozenset[Position]:
@@ -106,7 +116,11 @@ def area_squares(center: Position, radius: int, *, vertical: bool = False) -> fr
     squares above and below, counted as GD-RNG-2 counts height (air, underwater).
     """
     if radius < 0:
-        raise RuleViolation("GD-RNG-3", f"an area is 0 squares or more, not {radius}")
+        raise RuleViolation(
+            "GD-RNG-3",
+            f"an area is 0 squares or more, not {radius}",
+            ja=f"範囲は0スクエア以上です（{radius} ではなく）",
+        )
     return frozenset(diamond(center, radius, vertical=vertical))
 
 

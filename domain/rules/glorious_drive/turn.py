@@ -33,7 +33,9 @@ def roll_initiative(run: Run) -> None:
     """GD-INIT-1/2: everyone still in the fight rolls reaction + 1D6; ties re-roll."""
     able = [c for c in run.state.combatants.values() if not c.out_of_action]
     if not able:
-        raise RuleViolation("GD-INIT-1", "no combatant is able to act")
+        raise RuleViolation(
+            "GD-INIT-1", "no combatant is able to act", ja="行動できる参加者がいません"
+        )
     rolls = [
         InitiativeRoll(
             combatant_id=c.id,
@@ -54,7 +56,10 @@ def delay(run: Run, command: cmd.Delay) -> None:
     done = run.state.order[: run.state.acting_index]
     if command.after in done:
         raise RuleViolation(
-            "GD-INIT-3", f"{command.after!r} has already acted; a delay can only move later"
+            "GD-INIT-3",
+            f"{command.after!r} has already acted; a delay can only move later",
+            ja=f"{command.after!r} はすでに行動しました。行動を遅らせることはできても、"
+            "早めることはできません",
         )
     rest = apply_delay(
         run.state.order[run.state.acting_index :], command.combatant_id, command.after
@@ -176,7 +181,11 @@ def end_combat(run: Run, command: cmd.EndCombat) -> None:
             f"{side}: {', '.join(m.name for m in members if m.can_react)}"
             for side, members in sorted(sides.items())
         )
-        raise RuleViolation("GD-END-3", f"every side still has someone able to fight ({able})")
+        raise RuleViolation(
+            "GD-END-3",
+            f"every side still has someone able to fight ({able})",
+            ja=f"どの陣営にもまだ戦える者がいます（{able}）",
+        )
     run.rule(
         Decision(
             rule_ids=(command.clause,),

@@ -113,7 +113,11 @@ def remove_status(run: Run, command: cmd.RemoveStatus) -> None:
     target = run.state.combatant(command.target, rule_id)
     if all(s.name != command.status for s in target.statuses):
         held = [s.name for s in target.statuses]
-        raise RuleViolation(rule_id, f"{target.id} has no status {command.status!r}: {held}")
+        raise RuleViolation(
+            rule_id,
+            f"{target.id} has no status {command.status!r}: {held}",
+            ja=f"{target.id} に状態 {command.status!r} はありません：{held}",
+        )
     summary_en = f"GM: {target.id} is rid of {command.status}"
     summary_ja = f"GM裁定：{target.id}の「{command.status}」が回復"
     run.rule(
@@ -180,5 +184,5 @@ def _land_deferred(run: Run, ini: int) -> None:
 def _inning(run: Run) -> int:
     inning = run.state.inning
     if inning is None:
-        raise RuleViolation("WZ-8", "no inning is open")
+        raise RuleViolation("WZ-8", "no inning is open", ja="開いているイニングはありません")
     return inning.ini

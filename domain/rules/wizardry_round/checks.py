@@ -67,7 +67,9 @@ def rule_check(run: Run, command: cmd.RuleCheck) -> None:
     """The GM's ruling on the pending check, citing its dice."""
     pending = run.state.pending_check
     if pending is None:
-        raise RuleViolation("WZ-8", "no check is waiting for a ruling")
+        raise RuleViolation(
+            "WZ-8", "no check is waiting for a ruling", ja="裁定を待っているチェックはありません"
+        )
     rule_id = CHECK_RULE[pending.kind]
     inputs: dict[str, Value] = {
         "combatant": pending.combatant,
@@ -128,9 +130,17 @@ def may_identify(skill: str | None, who: WzCombatant) -> bool:
 def _identification(run: Run, who: WzCombatant) -> dict[str, Value]:
     named = run.state.identification
     if named is None:
-        raise RuleViolation("WZ-4", "the GM has not named a difficulty and academic skill yet")
+        raise RuleViolation(
+            "WZ-4",
+            "the GM has not named a difficulty and academic skill yet",
+            ja="GMはまだ正体判別の難易度と学術スキル名を告げていません",
+        )
     if not may_identify(named.skill, who):
-        raise RuleViolation("WZ-4", f"{who.id} lacks the academic skill {named.skill!r}")
+        raise RuleViolation(
+            "WZ-4",
+            f"{who.id} lacks the academic skill {named.skill!r}",
+            ja=f"{who.id} は学術スキル {named.skill!r} を所持していません",
+        )
     return {"target": named.target, "difficulty": named.difficulty, "skill": named.skill}
 
 
@@ -138,10 +148,14 @@ def _parsed(text: str, rule_id: str) -> DiceExpression:
     try:
         expression = parse(text)
     except DiceSyntaxError as error:
-        raise RuleViolation(rule_id, f"the check cannot be rolled: {error}") from error
+        raise RuleViolation(
+            rule_id, f"the check cannot be rolled: {error}", ja=f"このチェックは振れません：{error}"
+        ) from error
     if expression.comparison is not None:
         raise RuleViolation(
-            rule_id, f"{text!r}: give no target number; the GM rules on the outcome"
+            rule_id,
+            f"{text!r}: give no target number; the GM rules on the outcome",
+            ja=f"{text!r}：目標値は付けないでください。結果はGMが裁定します",
         )
     return expression
 

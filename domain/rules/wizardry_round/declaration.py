@@ -19,14 +19,30 @@ def check_form(command: cmd.Declare) -> None:
     """
     if command.form == "c":
         if command.full is None or any((command.sub, command.main, command.passive)):
-            raise RuleViolation("WZ-5", "(c) is a full action alone, without sub/main/passive")
+            raise RuleViolation(
+                "WZ-5",
+                "(c) is a full action alone, without sub/main/passive",
+                ja="（c）はフルアクションだけで、サブ・メイン・パッシブアクションは伴いません",
+            )
         return
     if command.full is not None:
-        raise RuleViolation("WZ-5", f"({command.form}) has no full action; declare (c)")
+        raise RuleViolation(
+            "WZ-5",
+            f"({command.form}) has no full action; declare (c)",
+            ja=f"（{command.form}）にはフルアクションはありません。（c）を宣言してください",
+        )
     if command.form == "b" and command.passive is not None:
-        raise RuleViolation("WZ-5", "(b) has no passive action; declare (a)")
+        raise RuleViolation(
+            "WZ-5",
+            "(b) has no passive action; declare (a)",
+            ja="（b）にはパッシブアクションはありません。（a）を宣言してください",
+        )
     if command.form == "a" and command.two_handed_attack:
-        raise RuleViolation("WZ-5", "an attack with a two-handed weapon forfeits the passive: (b)")
+        raise RuleViolation(
+            "WZ-5",
+            "an attack with a two-handed weapon forfeits the passive: (b)",
+            ja="両手武器での攻撃はパッシブアクションを失います：（b）です",
+        )
 
 
 @DECLARED.command(cmd.Declare, legal="declaration", en="Declare", ja="行動宣言")
@@ -35,7 +51,11 @@ def declare(run: Run, command: cmd.Declare) -> None:
     who = run.state.combatant(command.combatant_id, "WZ-5")
     check_form(command)
     if command.ini > who.sheet.ini:
-        raise RuleViolation("WZ-5", f"INI {command.ini} is above {who.id}'s INI {who.sheet.ini}")
+        raise RuleViolation(
+            "WZ-5",
+            f"INI {command.ini} is above {who.id}'s INI {who.sheet.ini}",
+            ja=f"INI {command.ini} は {who.id} のINI {who.sheet.ini} を超えています",
+        )
     parts = [
         f"{label}:{value}"
         for label, value in (
@@ -64,11 +84,19 @@ def declare_formation(run: Run, command: cmd.DeclareFormation) -> None:
     An enemy pays from its side's pool, kept by the same rules (WZ-6a)."""
     who = run.state.combatant(command.combatant_id, "WZ-6")
     if command.formation not in who.sheet.formations:
-        raise RuleViolation("WZ-6", f"{who.id} has no Formation skill {command.formation!r}")
+        raise RuleViolation(
+            "WZ-6",
+            f"{who.id} has no Formation skill {command.formation!r}",
+            ja=f"{who.id} に陣形スキル {command.formation!r} はありません",
+        )
     pool = run.state.pool_of(who)
     tp = run.state.tp.get(pool, 0)
     if command.cost > tp:
-        raise RuleViolation("WZ-6", f"{command.formation} costs {command.cost} TP; {pool} has {tp}")
+        raise RuleViolation(
+            "WZ-6",
+            f"{command.formation} costs {command.cost} TP; {pool} has {tp}",
+            ja=f"{command.formation} にはTPが {command.cost} 必要ですが、{pool} のTPは {tp} です",
+        )
     summary_en = f"{who.id} declares {command.formation} for {command.cost} TP ({pool}: {tp})"
     summary_ja = f"{who.id}が陣形「{command.formation}」を宣言（TP{command.cost}消費）"
     run.rule(

@@ -46,7 +46,11 @@ def roll_initiative(run: Run, command: cmd.RollInitiative) -> None:
     state = run.state
     rep = state.combatant(command.representative, "WZ-7")
     if not rep.in_party:
-        raise RuleViolation("WZ-7", f"{rep.id} is not a PC and cannot roll for the PCs")
+        raise RuleViolation(
+            "WZ-7",
+            f"{rep.id} is not a PC and cannot roll for the PCs",
+            ja=f"{rep.id} はPCではないので、PCの代表としてイニシアチブロールを振れません",
+        )
     pc_die = run.draw(10, "WZ-7 PCs' representative")
     gm_die = run.draw(10, "WZ-7 GM")
     reading = state.options.initiative_difference

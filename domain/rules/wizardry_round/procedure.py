@@ -116,10 +116,22 @@ def refusal(state: WzState, command: Command) -> RuleViolation | None:
     who = f"{combatant.name} ({combatant.id})"
     refused = f"{command.command_type} is refused"
     if combatant.collapsed:
-        return RuleViolation("WZ-3", f"{who} has collapsed from fatigue (+10): {refused}")
+        return RuleViolation(
+            "WZ-3",
+            f"{who} has collapsed from fatigue (+10): {refused}",
+            ja=f"{who} は疲労（+10）で行動不能です：{command.command_type}は行えません",
+        )
     if combatant.surrendered:
-        return RuleViolation("WZ-8", f"{who} has surrendered (F) and acts no more: {refused}")
+        return RuleViolation(
+            "WZ-8",
+            f"{who} has surrendered (F) and acts no more: {refused}",
+            ja=f"{who} は降伏（F）し、もう行動しません：{command.command_type}は行えません",
+        )
     held = [s.name for s in combatant.statuses if s.incapacitating]
     if held:
-        return RuleViolation("WZ-8", f"{who} cannot act under {', '.join(held)}: {refused}")
+        return RuleViolation(
+            "WZ-8",
+            f"{who} cannot act under {', '.join(held)}: {refused}",
+            ja=f"{who} は{'、'.join(held)}のため行動できません：{command.command_type}は行えません",
+        )
     return None

@@ -156,7 +156,11 @@ class WzState(_Frozen):
     def combatant(self, combatant_id: str, rule_id: str = "WZ-8") -> WzCombatant:
         found = self.combatants.get(combatant_id)
         if found is None:
-            raise RuleViolation(rule_id, f"no combatant {combatant_id!r} in this encounter")
+            raise RuleViolation(
+                rule_id,
+                f"no combatant {combatant_id!r} in this encounter",
+                ja=f"この戦闘に参加者 {combatant_id!r} はいません",
+            )
         return found
 
     def replace(self, combatant: WzCombatant) -> WzState:
