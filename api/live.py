@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from uuid import UUID
 
+from api.live_reads import SharedReads
 from infra.services import AppendWatch
 
 _Waiter = tuple[asyncio.AbstractEventLoop, asyncio.Event]
@@ -30,6 +31,8 @@ class LiveFeeds:
         # The watches told to wake us (a test may swap the runtime's).
         self._watches: weakref.WeakSet[AppendWatch] = weakref.WeakSet()
         self._lock = threading.Lock()
+        # What a wake reads, read once for all the streams of an encounter (api/live_reads.py).
+        self.reads = SharedReads()
 
     @contextmanager
     def following(self, watch: AppendWatch, *streams: UUID) -> Iterator[asyncio.Event]:

@@ -227,8 +227,10 @@ async def _feed(
     sent, quiet_since, ends = 0, time.monotonic(), time.monotonic() + MAX_SECONDS
     watch = runtime.append_watch
     ticket: int | None = None  # the watch's, from before the last read (None: read again)
+    live = floods_of(request).live
+    reads = live.reads
     # Woken by an append to the encounter, or to the campaign (a token revoked, a role changed).
-    with floods_of(request).live.following(watch, encounter_id, who.campaign_id) as woken:
+    with live.following(watch, encounter_id, who.campaign_id) as woken:
         while time.monotonic() < ends and not await request.is_disconnected():
             if runtime.shutting_down.is_set():
                 yield _closed(
@@ -241,22 +243,19 @@ async def _feed(
                 yield _closed("unauthorized", lost)
                 return
             if ticket is None or not watch.still(ticket, encounter_id):
-                ticket = watch.ticket()
                 want = 100 if limit is None else min(100, limit - sent)
-                page = await run_in_threadpool(
-                    read_page, runtime.ledger, encounter_id, after=after, limit=want
+                # One read a wake for every stream of the encounter in this process; the frames
+                # made once per view (api/live_reads.py). Its ticket: from before that read.
+                taken = await run_in_threadpool(
+                    reads.take, runtime, who, encounter_id, after=after, want=want, frame=_frame
                 )
-                lens = (
-                    await run_in_threadpool(lens_for, runtime, who, encounter_id) if page else None
-                )
-                logs = await run_in_threadpool(_logs, runtime, encounter_id, page) if page else {}
-                for recorded in page:
-                    assert lens is not None
-                    yield _frame(event_public(recorded, lens, logs.get(recorded.position or 0)))
+                ticket, page = taken.ticket, taken.events
+                for recorded, framed in zip(page, taken.frames, strict=True):
+                    yield framed
                     after, sent, quiet_since = recorded.version, sent + 1, time.monotonic()
                 if limit is not None and sent >= limit:
                     return
-                if len(page) == want:
+                if len(page) == want or not taken.whole:
                     ticket = None  # more may follow at once
                     continue
             if time.monotonic() - quiet_since > HEARTBEAT_SECONDS:

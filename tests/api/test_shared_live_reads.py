@@ -1,0 +1,61 @@
+"""One wake, one read: given the GM, a player who controls a hidden combatant, a player who does
+not and a viewer all listening to one encounter in one process, when the GM brings in that
+hidden combatant (HP 6661), then its events are read from the store once for all four streams,
+and each stream sends exactly what that reader's own paged read shows (docs/visibility.md): the
+sheet to the GM and to its controller, to the other player and the viewer without it."""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+import api.live_reads
+from infra.services import Recorded, read_page
+from tests.api.fight import join, open_fight
+from tests.api.test_encounter_stream import frames, stream
+from tests.unit.encounter.table import sheet
+
+pytestmark = pytest.mark.postgres
+
+READERS = ("gm", "aoi", "kai", "mio")  # the GM, spy's controller, another player, a viewer
+
+
+def test_four_readers_of_one_encounter_share_one_read_and_each_gets_its_own_view(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fight = open_fight(client)
+    at = fight.version()
+    found: list[int] = []  # how many events each read of the live streams found
+
+    def counted(*args: Any, **kwargs: Any) -> list[Recorded]:
+        page = read_page(*args, **kwargs)
+        found.append(len(page))
+        return page
+
+    monkeypatch.setattr(api.live_reads, "read_page", counted)
+    received: dict[str, str] = {}
+
+    def listen(by: str) -> None:
+        received[by] = stream(fight, by=by, after=at, limit=2).text
+
+    listeners = [threading.Thread(target=listen, args=(by,)) for by in READERS]
+    for listener in listeners:
+        listener.start()
+    time.sleep(1.0)  # every listener has read its first (empty) page
+    join(fight, "spy", "aoi", "enemy", sheet(9, 9, hp=6661), hidden=True)
+    for listener in listeners:
+        listener.join(timeout=30)
+
+    assert sorted(received) == sorted(READERS)
+    assert [n for n in found if n] == [2], "the command and its join: read once for all four"
+    for by in READERS:
+        paged = fight.get("/events", by=by, after=at).json()["events"]
+        assert [f["data"] for f in frames(received[by])] == paged, by
+    assert "6661" in received["gm"]
+    assert "6661" in received["aoi"]  # spy is hers: hidden from the others, not from her
+    assert "6661" not in received["kai"]
+    assert "6661" not in received["mio"]
