@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime
+from types import ModuleType
 from typing import Any, ClassVar, Self, cast
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -37,6 +38,37 @@ class DomainEvent(BaseModel):
         return cast(
             Self, cls.__pydantic_validator__.validate_python({**fields, "at": at, "by": by})
         )
+
+
+def sample(**fields: Any) -> ConfigDict:
+    """A fact's sample, declared on it as a command's example is (`model_config = sample(…)`):
+    its stored JSON in the rule system's golden/events/ must load to it, so a stored shape
+    cannot drift unseen (tests/unit/rules/test_event_shapes.py). A new fact is then one class
+    with its sample, its golden file and what it changes (docs/architecture.md)."""
+    return ConfigDict(json_schema_extra={"examples": [fields]})
+
+
+def samples_in(*modules: ModuleType, common: Mapping[str, object]) -> list[DomainEvent]:
+    """The sample of every fact the modules declare, in the order they are written; `common`
+    gives each the fields it has of these (`at`, `by`, a log line). A fact with no sample is
+    an error: its stored shape would go unpinned."""
+    found: list[DomainEvent] = []
+    for module in modules:
+        for cls in vars(module).values():
+            if not (
+                isinstance(cls, type)
+                and issubclass(cls, DomainEvent)
+                and cls.__module__ == module.__name__
+                and cls.event_type
+            ):
+                continue
+            extra = cls.model_config.get("json_schema_extra")
+            if not isinstance(extra, dict) or not extra.get("examples"):
+                raise TypeError(f"{cls.__name__} declares no sample (model_config = sample(...))")
+            (fields,) = cast(list[JsonObject], extra["examples"])
+            given = {k: v for k, v in common.items() if k in cls.model_fields}
+            found.append(cls.model_validate({**given, **fields}))
+    return found
 
 
 class UnknownEventType(LookupError):

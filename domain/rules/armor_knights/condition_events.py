@@ -7,13 +7,23 @@ from __future__ import annotations
 
 from typing import Literal
 
-from domain.events import registry
+from domain.events import registry, sample
 from domain.rules.armor_knights.events import Logged
 from domain.rules.armor_knights.state import Lasts, Mode
 
 
 class ArmorEffectApplied(Logged):
     """AK-ARM-1: an armour change; the stored and the checked value after it."""
+
+    model_config = sample(
+        unit="blue",
+        armor="physical",
+        amount=-5,
+        mode="treated",
+        lasts="turn",
+        stored=10,
+        effective=5,
+    )
 
     event_type = "ak.ArmorEffectApplied"
     unit: str
@@ -28,6 +38,8 @@ class ArmorEffectApplied(Logged):
 class MoveLimitImposed(Logged):
     """AK-MOV-2: "move −X this turn" or "cannot move", until the turn ends."""
 
+    model_config = sample(unit="red", penalty=1, cannot_move=False)
+
     event_type = "ak.MoveLimitImposed"
     unit: str
     penalty: int
@@ -37,6 +49,8 @@ class MoveLimitImposed(Logged):
 class UnitShotDown(Logged):
     """AK-ARM-2: a stored armour value at −5 or below."""
 
+    model_config = sample(unit="blue", armor="physical", value=-5)
+
     event_type = "ak.UnitShotDown"
     unit: str
     armor: str
@@ -45,6 +59,8 @@ class UnitShotDown(Logged):
 
 class SideWon(Logged):
     """AK-WIN-1: the side that won, and by which condition."""
+
+    model_config = sample(side="red", condition="shot_down")
 
     event_type = "ak.SideWon"
     side: str

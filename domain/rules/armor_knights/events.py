@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from domain.events import DomainEvent, registry
+from domain.events import DomainEvent, registry, sample
 from domain.rules.armor_knights.sheet import Band, Cell
 from domain.rules.armor_knights.state import Axis, MStep
 
@@ -26,6 +26,8 @@ class Logged(DomainEvent):
 class FirstMoveDecided(Logged):
     """AK-TURN-2: turn `turn` begins; `order` has the first phase first; AK-WIN-1 totals."""
 
+    model_config = sample(turn=1, order=("red", "blue"), totals={"red": 5, "blue": 2})
+
     event_type = "ak.FirstMoveDecided"
     turn: int
     order: tuple[str, ...]
@@ -34,6 +36,18 @@ class FirstMoveDecided(Logged):
 
 class AttackDeclared(Logged):
     """AK-ORD-1: an attack declared, its point spent and its weapon's reload started."""
+
+    model_config = sample(
+        attacker="red",
+        target="blue",
+        weapon="rifle",
+        response=False,
+        points_left=2,
+        load_turns=1,
+        m_correction=1,
+        f_correction=2,
+        out_of_range=True,
+    )
 
     event_type = "ak.AttackDeclared"
     attacker: str
@@ -50,6 +64,8 @@ class AttackDeclared(Logged):
 class AttackSettled(Logged):
     """AK-ORD-1 / AK-TRK-1 / AK-OOR-1: the top check is over (hit, not hit, or missed)."""
 
+    model_config = sample(attacker="red", target="blue", outcome="missed", rule_id="AK-TRK-1")
+
     event_type = "ak.AttackSettled"
     attacker: str
     target: str
@@ -59,6 +75,8 @@ class AttackSettled(Logged):
 
 class ActionInterrupted(Logged):
     """AK-EXC-1: an exclusive action in progress is lost; a move's remainder is recorded."""
+
+    model_config = sample(unit="red", action="move", lost_distance=1)
 
     event_type = "ak.ActionInterrupted"
     unit: str
@@ -70,6 +88,8 @@ class ActionInterrupted(Logged):
 class EvadeDeclared(Logged):
     """AK-EXC-1: the target of the top check evades (its effect is the GM's to rule)."""
 
+    model_config = sample(unit="blue", attacker="red", points_left=1)
+
     event_type = "ak.EvadeDeclared"
     unit: str
     attacker: str
@@ -78,6 +98,17 @@ class EvadeDeclared(Logged):
 
 class MoveStarted(Logged):
     """AK-MOV-1..3: a move declared with its steps; points spent (none for a fixed effect)."""
+
+    model_config = sample(
+        unit="red",
+        kind="fixed",
+        emergency=True,
+        axis="F",
+        f_steps=({"x": 2, "y": 0},),
+        entry_band="far",
+        response=True,
+        points_left=1,
+    )
 
     event_type = "ak.MoveStarted"
     unit: str
@@ -94,6 +125,15 @@ class MoveStarted(Logged):
 class MoveAdvanced(Logged):
     """AK-DST-1: steps taken; where the unit now is; a remainder lost on entering a map."""
 
+    model_config = sample(
+        unit="red",
+        steps=1,
+        cell={"x": 2, "y": 0},
+        band="far",
+        remaining=0,
+        lost_distance=1,
+    )
+
     event_type = "ak.MoveAdvanced"
     unit: str
     steps: int
@@ -106,6 +146,8 @@ class MoveAdvanced(Logged):
 class TrackingChecked(Logged):
     """AK-TRK-1: an attack's target moved during the check; totals so far, and whether held."""
 
+    model_config = sample(attacker="red", target="blue", moved_m=0, moved_f=2, tracked=True)
+
     event_type = "ak.TrackingChecked"
     attacker: str
     target: str
@@ -117,6 +159,8 @@ class TrackingChecked(Logged):
 class WeaponReloaded(Logged):
     """AK-RLD-1: one reload action on a loading weapon; the load count it leaves."""
 
+    model_config = sample(unit="red", weapon="cannon", load_turns=1, points_left=2)
+
     event_type = "ak.WeaponReloaded"
     unit: str
     weapon: str
@@ -126,6 +170,8 @@ class WeaponReloaded(Logged):
 
 class WeaponsSwapped(Logged):
     """AK-SWP-1: weapons stowed or equipped; the equipped weapons after."""
+
+    model_config = sample(unit="red", stowed=("blade",), now_equipped=("rifle",), points_left=2)
 
     event_type = "ak.WeaponsSwapped"
     unit: str
@@ -138,6 +184,8 @@ class WeaponsSwapped(Logged):
 class PhaseEnded(Logged):
     """AK-TURN-3: a phase ends; its owner's active points and the other's response restored."""
 
+    model_config = sample(unit="red", active_points=3, opponent="blue", opponent_response_points=2)
+
     event_type = "ak.PhaseEnded"
     unit: str
     active_points: int
@@ -147,6 +195,12 @@ class PhaseEnded(Logged):
 
 class TurnEnded(Logged):
     """AK-RLD-2 / AK-ARM-1: load counts and armour values after the turn's end."""
+
+    model_config = sample(
+        turn=1,
+        loads={"red": {"cannon": 1}},
+        armor={"blue": {"physical": 10, "beam": 8}},
+    )
 
     event_type = "ak.TurnEnded"
     turn: int

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from domain.events import DomainEvent, registry
+from domain.events import DomainEvent, registry, sample
 from domain.rules.glorious_drive.injury import Injury
 from domain.rules.glorious_drive.position import Position
 from domain.rules.glorious_drive.sheet import AttackMeans, AttackType, Reach
@@ -22,6 +22,8 @@ ReactionKind = Literal[
 class InitiativeOrdered(DomainEvent):
     """GD-INIT-1/2: the order of turn `turn`, first to act first."""
 
+    model_config = sample(turn=1, order=("ace", "orc"))
+
     event_type = "gd.InitiativeOrdered"
     turn: int
     order: tuple[str, ...]
@@ -29,6 +31,8 @@ class InitiativeOrdered(DomainEvent):
 
 class ActionDelayed(DomainEvent):
     """GD-INIT-3: `combatant` acts right after `after`; `order` is the new order."""
+
+    model_config = sample(combatant="ace", after="orc", order=("orc", "ace"))
 
     event_type = "gd.ActionDelayed"
     combatant: str
@@ -39,6 +43,8 @@ class ActionDelayed(DomainEvent):
 class CombatantWaited(DomainEvent):
     """GD-MAIN-1: `combatant` takes no step this turn."""
 
+    model_config = sample(combatant="ace")
+
     event_type = "gd.CombatantWaited"
     combatant: str
 
@@ -46,12 +52,16 @@ class CombatantWaited(DomainEvent):
 class CleanupCompleted(DomainEvent):
     """GD-MAIN-2: the cleanup step of `combatant` is done (one turn elapsed for durations)."""
 
+    model_config = sample(combatant="ace")
+
     event_type = "gd.CleanupCompleted"
     combatant: str
 
 
 class WeaponsSwapped(DomainEvent):
     """GD-MAIN-3: main and sub weapon changed hands."""
+
+    model_config = sample(combatant="ace", main_weapon="cannon", sub_weapon="shield")
 
     event_type = "gd.WeaponsSwapped"
     combatant: str
@@ -62,6 +72,8 @@ class WeaponsSwapped(DomainEvent):
 class CombatantMoved(DomainEvent):
     """GD-MAIN-4 A: squares entered in order, and the move points paid."""
 
+    model_config = sample(combatant="ace", path=({"x": 1, "y": 2},), cost=1)
+
     event_type = "gd.CombatantMoved"
     combatant: str
     path: tuple[Position, ...]
@@ -70,6 +82,18 @@ class CombatantMoved(DomainEvent):
 
 class AttackDeclared(DomainEvent):
     """GD-MAIN-5 A: an attack with the main weapon, its final values and its defenders."""
+
+    model_config = sample(
+        attacker="ace",
+        weapon="grenade",
+        attack_type="physical",
+        reach="ranged",
+        attack=120,
+        hit=50,
+        defenders=("orc",),
+        point={"x": 1, "y": 2},
+        area=1,
+    )
 
     event_type = "gd.AttackDeclared"
     attacker: str
@@ -87,6 +111,8 @@ class AttackDeclared(DomainEvent):
 class SituationModifierGranted(DomainEvent):
     """GD-DMG-4: the GM's extra damage against one defender, with grade and reason."""
 
+    model_config = sample(defender="orc", percent=20, grade="small", reason="flank open")
+
     event_type = "gd.SituationModifierGranted"
     defender: str
     percent: int
@@ -96,6 +122,8 @@ class SituationModifierGranted(DomainEvent):
 
 class ReactionDeclared(DomainEvent):
     """GD-REACT-1..5: a defender's reaction (or an interceptor taking the attack instead)."""
+
+    model_config = sample(combatant="bob", reaction="intercept", instead_of="ace", guard=True)
 
     event_type = "gd.ReactionDeclared"
     combatant: str
@@ -107,6 +135,8 @@ class ReactionDeclared(DomainEvent):
 class HitRolled(DomainEvent):
     """GD-REACT-1/6: the attacker's one 1D100 for this attack, met by every dodge."""
 
+    model_config = sample(attacker="ace", die=50, roll_seq=3)
+
     event_type = "gd.HitRolled"
     attacker: str
     die: int
@@ -115,6 +145,8 @@ class HitRolled(DomainEvent):
 
 class GuardCostPaid(DomainEvent):
     """GD-REACT-4: HP paid to guard (not damage; not cut)."""
+
+    model_config = sample(combatant="bob", cost=5, hp=95)
 
     event_type = "gd.GuardCostPaid"
     combatant: str
@@ -125,6 +157,8 @@ class GuardCostPaid(DomainEvent):
 class DamageApplied(DomainEvent):
     """GD-DMG-1..4: HP lost to the attack and HP after."""
 
+    model_config = sample(combatant="orc", damage=70, hp=-8)
+
     event_type = "gd.DamageApplied"
     combatant: str
     damage: int
@@ -134,6 +168,8 @@ class DamageApplied(DomainEvent):
 class InjurySuffered(DomainEvent):
     """GD-INJ-1..4: the heaviest injury now on the combatant."""
 
+    model_config = sample(combatant="orc", injury="faint")
+
     event_type = "gd.InjurySuffered"
     combatant: str
     injury: Injury
@@ -142,6 +178,8 @@ class InjurySuffered(DomainEvent):
 class DefenceResolved(DomainEvent):
     """GD-REACT: one defender of the pending attack is settled (hit or not)."""
 
+    model_config = sample(combatant="orc", hit=True)
+
     event_type = "gd.DefenceResolved"
     combatant: str
     hit: bool
@@ -149,6 +187,8 @@ class DefenceResolved(DomainEvent):
 
 class WeaponReloaded(DomainEvent):
     """GD-RLD-2/3: one reload action; the ammunition it leaves."""
+
+    model_config = sample(combatant="ace", weapon="cannon", shots_left=1, reloads_done=0)
 
     event_type = "gd.WeaponReloaded"
     combatant: str
@@ -160,6 +200,8 @@ class WeaponReloaded(DomainEvent):
 class LoanOffered(DomainEvent):
     """GD-MAIN-5 C: `lender` offers the general item `item` to `borrower`, awaiting consent."""
 
+    model_config = sample(lender="ace", borrower="bob", item="medkit")
+
     event_type = "gd.LoanOffered"
     lender: str
     borrower: str
@@ -168,6 +210,8 @@ class LoanOffered(DomainEvent):
 
 class LoanDeclined(DomainEvent):
     """GD-MAIN-5 C: the borrower did not consent; the lender's action step is still open."""
+
+    model_config = sample(lender="ace", borrower="bob", item="medkit")
 
     event_type = "gd.LoanDeclined"
     lender: str
@@ -178,6 +222,8 @@ class LoanDeclined(DomainEvent):
 class ItemLent(DomainEvent):
     """GD-MAIN-5 C: both consented; the item is now carried by `borrower`; both spent the step."""
 
+    model_config = sample(lender="ace", borrower="bob", item="medkit")
+
     event_type = "gd.ItemLent"
     lender: str
     borrower: str
@@ -186,6 +232,8 @@ class ItemLent(DomainEvent):
 
 class EquipmentSwapped(DomainEvent):
     """GD-MAIN-5 C: carried items and equipment changed places; what is equipped after."""
+
+    model_config = sample(combatant="ace", sub_weapon="knife", equipped_items=("goggles",))
 
     event_type = "gd.EquipmentSwapped"
     combatant: str
@@ -196,12 +244,16 @@ class EquipmentSwapped(DomainEvent):
 class MainActionEnded(DomainEvent):
     """GD-MAIN: `combatant`'s main action phase is over; the next in order acts."""
 
+    model_config = sample(combatant="ace")
+
     event_type = "gd.MainActionEnded"
     combatant: str
 
 
 class TurnEnded(DomainEvent):
     """GD-TURN-1 phase 3: every main action phase of the turn is over."""
+
+    model_config = sample(turn=1)
 
     event_type = "gd.TurnEnded"
     turn: int

@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
-from domain.events import registry
+from domain.events import registry, sample
 from domain.rules.wizardry_round.events import Logged
 
 
 class StatusInflicted(Logged):
     """WZ-8: a bad status; `deferred` ones take effect at the end of the current inning."""
+
+    model_config = sample(
+        combatant="fighter",
+        status="paralysis",
+        incapacitating=True,
+        deferred=True,
+    )
 
     event_type = "wz.StatusInflicted"
     combatant: str
@@ -19,6 +26,8 @@ class StatusInflicted(Logged):
 class StatusTookEffect(Logged):
     """WZ-8: a status inflicted during an inning takes effect at the inning's end."""
 
+    model_config = sample(combatant="fighter", status="paralysis", incapacitating=True)
+
     event_type = "wz.StatusTookEffect"
     combatant: str
     status: str
@@ -27,6 +36,8 @@ class StatusTookEffect(Logged):
 
 class StatusRemoved(Logged):
     """WZ-9 (or WZ-8): a bad status ends, as the GM ruled."""
+
+    model_config = sample(combatant="fighter", status="paralysis")
 
     event_type = "wz.StatusRemoved"
     combatant: str
