@@ -221,6 +221,8 @@ def listed_once(seat: Seat) -> None:
 
 
 IDS = re.compile(r"(?<![\w-])(" + "|".join(map(re.escape, NAMES)) + r")(?![\w-])")
+# A name given twice where the line gave "name (id)": "エース（エース）".
+TWICE = re.compile("(" + "|".join(map(re.escape, NAMES.values())) + r") ?[（(]\1[）)]")
 MARKUP = re.compile(r"[{}<>`]|\*\*|\b[a-z]+_[a-z_]+\b|\bnull\b|\bundefined\b|\bNaN\b")
 # What a Japanese page may show in Latin letters: rule IDs, dice, HP and the like, the members'
 # own handles, the names the table gave, and hashes.
@@ -234,7 +236,7 @@ def person_reads_it(seat: Seat) -> None:
     """What a person would check on any page: each event once, names not ids, no JSON."""
     listed_once(seat)
     text = seat.read()
-    for pattern in (IDS, MARKUP):
+    for pattern in (IDS, TWICE, MARKUP):
         found = [text[max(0, m.start() - 40) : m.end() + 20] for m in pattern.finditer(text)]
         assert found == [], found
 

@@ -88,7 +88,7 @@ def test_the_gm_tries_an_option_amends_a_command_and_reads_the_diff(
     # 120 × 2 = 240 − 50 = 190 → HP 131.
     commands = panel.get_by_label("Recorded command to amend")
     modifier = next(
-        o for o in commands.locator("option").all_inner_texts() if "GrantSituationModifier" in o
+        o for o in commands.locator("option").all_inner_texts() if "Grant Situation Modifier" in o
     )
     commands.select_option(label=modifier)
     amend = panel.locator("#whatif-amend fieldset")
@@ -101,7 +101,7 @@ def test_the_gm_tries_an_option_amends_a_command_and_reads_the_diff(
     # When the shot is amended to a target out of range (kou, 13 squares away), then the
     # shot is refused (GD-RNG-1) and the modifier and the reaction are listed as needing a
     # declaration the record lacks: every command the replay could not apply.
-    attack = next(o for o in commands.locator("option").all_inner_texts() if "DeclareAttack" in o)
+    attack = next(o for o in commands.locator("option").all_inner_texts() if "Declare Attack" in o)
     commands.select_option(label=attack)
     panel.locator("#whatif-amend fieldset").get_by_label("target", exact=True).select_option("kou")
     said = _replay(page, "GD-RNG-1")

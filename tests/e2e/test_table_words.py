@@ -31,12 +31,13 @@ def test_a_japanese_table_shows_the_seeds_words_and_refuses_in_japanese(
     # Given a ruling opened on the Japanese page, its rule shows the seed's own lines.
     ruled = fight.version_of("RulingRecorded", rule_ids=["GD-INIT-1"])
     initiative = page.locator(f'#log details[data-version="{ruled}"]')
-    initiative.locator("summary").click()
+    initiative.locator(":scope > summary").click()
     words = initiative.locator(".seed-words").first
     words.wait_for(timeout=15_000)
     assert "原文" in words.inner_text()
     assert "「反応値＋1D6」の合計数値の高い順に早く行動できます" in words.inner_text()
-    assert "seeds/000_cdc17195a0f4ea3d.txt" in words.inner_text()
+    source = words.locator(".seed-source").get_attribute("title") or ""
+    assert "seeds/000_cdc17195a0f4ea3d.txt" in source, source
 
     # When the GM disputes it twice, the second is refused, in Japanese.
     initiative.get_by_label("この裁定のどこが誤りですか？").fill("順番が違う")

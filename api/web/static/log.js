@@ -78,8 +78,8 @@ function rulesList(event, audit, lang) {
   return node("ul", { class: "rules" }, ...cited.map((rule) => node(
     "li", {},
     node("strong", {}, rule.rule_id),
-    // The digest is English: a Japanese table gets it folded, marked as English, until the
-    // seed's own words for each rule are packaged for the page.
+    // The digest is English: a Japanese table gets it folded, marked as English, under the
+    // seed's own words for the rule.
     rule.text && lang === "ja" ? node("details", { class: "rule-digest" }, node("summary", {}, t(lang, "digestInEnglish")), node("span", { lang: "en" }, ruleText(rule.text))) : null,
     rule.text && lang !== "ja" ? ruleText(rule.text) : null,
     !rule.text && audit ? node("span", { class: "rule-text" }, ` — ${t(lang, "noRuleText")}`) : null,
@@ -90,7 +90,9 @@ function rulesList(event, audit, lang) {
 /** The seed's own Japanese words for a rule, beside the digest (a Japanese table); where the
  * seed does not state the rule, the reason instead, never silence. */
 function seedWords(seed, lang) {
-  const head = node("span", { class: "seed-source" }, `${t(lang, "seedWords")}（${seed.source}）`);
+  // Where the words come from (a seed file's lines, or why it has none) is for whoever checks
+  // them, in the label's tooltip: a reader reads the words, not a file name.
+  const head = node("span", { class: "seed-source", title: seed.source }, t(lang, "seedWords"));
   if (seed.text === null) return node("div", { class: "seed-words none" }, head, ` ${t(lang, "noSeedWords")}`);
   return node("blockquote", { class: "seed-words", lang: "ja" }, head, node("p", {}, seed.text));
 }
@@ -207,6 +209,11 @@ export function named(text, names) {
   let shown = text.replace(UUID, (id) => names.get(id) || id);
   const ids = [...names.keys()].filter((id) => id !== names.get(id) && !IS_UUID.test(id) && id.length > 1);
   if (!ids.length) return shown;
+  // A line that names a combatant and gives its id ("エース（ace）") reads the name once.
+  for (const id of ids) {
+    const name = names.get(id);
+    shown = shown.split(`${name}（${id}）`).join(name).split(`${name} (${id})`).join(name);
+  }
   // Whole ids only: "nm-a" in "nm-a's hit", never the "ace" inside "space".
   const wanted = new RegExp(`(?<![\\w-])(${ids.sort((a, b) => b.length - a.length).map(escaped).join("|")})(?![\\w-])`, "g");
   shown = shown.replace(wanted, (id) => names.get(id));

@@ -5,7 +5,7 @@
 
 import { ApiError, get, post } from "./api.js";
 import { node } from "./dom.js";
-import { t } from "./i18n.js";
+import { commandWord, t } from "./i18n.js";
 import { formFor, readForm } from "./whatif_form.js";
 import { replayInWords } from "./whatif_words.js";
 
@@ -189,7 +189,7 @@ function drawCommands(panel) {
   const choices = [node("option", { value: "" }, t(page.lang, "whatIfNoAmendment"))];
   for (const c of recorded(page)) {
     const who = c.payload.combatant_id || c.payload.unit_id || c.payload.defender;
-    const words = `#${c.index} · v${c.version} · ${c.type}${who ? ` · ${names.get(who) || who}` : ""}`;
+    const words = `#${c.index} · v${c.version} · ${commandWord(panel.page.lang, c.type)}${who ? ` · ${names.get(who) || who}` : ""}`;
     // Chosen by the version that recorded it: an index would shift as the list grows.
     const option = node("option", { value: String(c.version) }, words);
     option.selected = String(c.version) === panel.chosen;
@@ -211,7 +211,7 @@ function drawAmendment(panel) {
   host.dataset.index = panel.chosen;
   host.dataset.lang = panel.page.lang;
   const schema = panel.form.command_schemas[found.type];
-  const legend = `${t(panel.page.lang, "whatIfAmend")}: #${found.index} ${found.type}`;
+  const legend = `${t(panel.page.lang, "whatIfAmend")}: #${found.index} ${commandWord(panel.page.lang, found.type)}`;
   const edited = panel.edited && panel.edited.index === panel.chosen ? panel.edited.payload : found.payload;
   const combatants = (panel.page.live && panel.page.live.combatants) || [];
   host.replaceChildren(formFor(schema, edited, { legend, prefix: "whatif-field", combatants, lang: panel.page.lang }));

@@ -3,7 +3,7 @@
 // recorded command the replay could not apply, with the rule it cites or what it awaited.
 
 import { node } from "./dom.js";
-import { t } from "./i18n.js";
+import { commandWord, t } from "./i18n.js";
 
 const FIELDS = {
   en: {
@@ -91,7 +91,7 @@ export function rulingLines(divergence, lang) {
 /** Why one recorded command was not applied, in the reader's language. */
 export function unappliedLine(skipped, page, lang) {
   const who = skipped.combatant ? ` (${nameOf(page, skipped.combatant)})` : "";
-  const head = `#${skipped.command} · v${skipped.version} · ${skipped.command_type}${who}`;
+  const head = `#${skipped.command} · v${skipped.version} · ${commandWord(lang, skipped.command_type)}${who}`;
   const why = skipped.reason === "needs_declaration"
     ? `${t(lang, "whatIfNeedsDeclaration")}: ${skipped.awaiting.join(", ")}`
     : `${t(lang, "whatIfRefused")}${skipped.rule_id ? ` (${skipped.rule_id})` : ""}`;
@@ -105,7 +105,7 @@ export function replayInWords(answer, page, lang) {
   const parts = [node("p", { class: "whatif-complete" }, `${t(lang, "complete")}: ${answer.complete ? "✓" : "✗"}${answer.missing ? ` — ${t(lang, "missing")}: ${answer.missing}` : ""}`)];
   if (answer.divergence) {
     const d = answer.divergence;
-    parts.push(node("p", {}, `${t(lang, "divergence")}: v${d.version} ${d.command_type} (#${d.command})${d.refused ? ` — ${(lang === "ja" && d.refused_ja) || d.refused}` : ""}`));
+    parts.push(node("p", {}, `${t(lang, "divergence")}: v${d.version} ${commandWord(lang, d.command_type)} (#${d.command})${d.refused ? ` — ${(lang === "ja" && d.refused_ja) || d.refused}` : ""}`));
   }
   const changes = [...rulingLines(answer.divergence, lang), ...changeLines(answer.differences, page, lang)];
   if (!changes.length) parts.push(node("p", {}, t(lang, "noDifferences")));
