@@ -114,7 +114,7 @@ class ShardTree:
                         "the events give: the log was rewritten"
                     )
                 return latest[1]  # signed already, by this process or another
-            return self._sign()
+            return self._sign(0 if latest is None else latest[0])
 
     def consistency(self, first: int, second: int) -> list[bytes]:
         with self._lock:
@@ -277,13 +277,75 @@ class ShardTree:
                 f"the checkpoint of {size} leaves says root {checkpoint.root.hex()}, the events "
                 f"give {self._tree.root(size).hex()}: the log was rewritten"
             )
+        exact = self._exact(size)
+        if exact is not None:
+            raise self._disagree(exact[0], exact[1], f"{detail}; {exact[2]}")
         position = self._positions[good] if good < len(self._positions) else None
         raise self._disagree(
             good,
             position,
             f"{detail}; the first disagreeing leaf is between leaf {good} (the checkpoint of "
-            f"{good} leaves still holds) and leaf {min(size, self._tree.size + 1) - 1}",
+            f"{good} leaves still holds) and leaf {min(size, self._tree.size + 1) - 1} (the "
+            "leaves signed there were not kept with the checkpoints)",
         )
+
+    def _exact(self, upto: int) -> tuple[int, int | None, str] | None:
+        """The first leaf where the log parts from the leaves signed (up to the checkpoint of
+        `upto` leaves), with its position and what differs; None when the stored leaves do
+        not reach past where the log still agrees."""
+        signed = self._signed_leaves(upto)
+        agree = 0
+        common = min(len(signed), self._tree.size)
+        while agree < common and signed[agree] == self._links[agree * 32 : agree * 32 + 32]:
+            agree += 1
+        if agree == len(signed):
+            return None  # the leaves kept all still hold: where they part is beyond them
+        was = signed[agree].hex()
+        if agree == self._tree.size:
+            return (
+                agree,
+                None,
+                f"the first disagreeing leaf is leaf {agree} (chain hash {was} when signed): "
+                "the log now ends before it, events were removed from its tail",
+            )
+        position = self._positions[agree]
+        now = self._links[agree * 32 : agree * 32 + 32].hex()
+        return (
+            agree,
+            position,
+            f"the first disagreeing leaf is leaf {agree}: signed with chain hash {was}, the log "
+            f"now has there the event at position {position}, chain hash {now}: an event was "
+            "rewritten, removed, inserted or reordered there",
+        )
+
+    def _signed_leaves(self, upto: int) -> list[bytes]:
+        """The leaves kept with the checkpoints of at most `upto` leaves, as far as they run
+        unbroken from leaf 0 and each checkpoint's signed root vouches for them (a row a
+        superuser edited vouches for nothing from there on)."""
+        query = SQL(
+            "SELECT tree_size, note, leaves_from, leaves FROM {0} WHERE tree_size <= %s "
+            "AND leaves IS NOT NULL ORDER BY tree_size"
+        ).format(self.shard.table(self.shard.tables.checkpoints))
+        with self.shard.datastore.transaction(commit=False) as cursor:
+            cursor.execute(query, (upto,))
+            rows = cursor.fetchall()
+        leaves: list[bytes] = []
+        tree = Tree()
+        for row in rows:
+            size, start, kept = int(row["tree_size"]), int(row["leaves_from"]), bytes(row["leaves"])
+            if start > len(leaves) or len(kept) != (size - start) * 32 or size < len(leaves):
+                break  # a gap, or not the leaves of this size: nothing past here is vouched
+            added = [kept[i : i + 32] for i in range((len(leaves) - start) * 32, len(kept), 32)]
+            for leaf in added:
+                tree.append(leaf)
+            try:
+                vouched = open_checkpoint(str(row["note"]), self.verifiers).root == tree.root()
+            except NoteRefused:
+                vouched = False
+            if not vouched:
+                break
+            leaves += added
+        return leaves
 
     def _open(self, note: str) -> Checkpoint:
         try:
@@ -292,16 +354,20 @@ class ShardTree:
             detail = f"a stored checkpoint does not verify: {error}"
             raise self._disagree(None, None, detail) from error
 
-    def _sign(self) -> str:
+    def _sign(self, since: int) -> str:
+        """Sign the tree as it is and store the checkpoint, with the leaves added `since` the
+        latest one stored: after a restart they say which leaf was signed (`_exact`)."""
         size = self._tree.size
         note = sign_note(Checkpoint(self.origin, size, self._tree.root()).text, self.signers)
         table = self.shard.table(self.shard.tables.checkpoints)
         insert = SQL(
-            "INSERT INTO {0} (tree_size, note) VALUES (%s, %s) ON CONFLICT DO NOTHING"
+            "INSERT INTO {0} (tree_size, note, leaves_from, leaves) VALUES (%s, %s, %s, %s) "
+            "ON CONFLICT DO NOTHING"
         ).format(table)
         select = SQL("SELECT note FROM {0} WHERE tree_size = %s").format(table)
+        leaves = bytes(self._links[since * 32 : size * 32])
         with self.shard.datastore.transaction(commit=True) as cursor:
-            cursor.execute(insert, (size, note))
+            cursor.execute(insert, (size, note, since, leaves))
             cursor.execute(select, (size,))
             row = cursor.fetchone()
         kept = row["note"] if row is not None else None
