@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import base64
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -45,26 +45,11 @@ from tests.integration.test_tamper_matrix import (
     insert,
     reorder,
 )
-from tests.support import databases
 from tests.support import transparency as independent
 from tests.support.runtime import settings_for, start_runtime
-from tests.support.tampering import senki_verify
+from tests.support.tampering import senki_verify, superuser
 
 pytestmark = pytest.mark.postgres
-
-
-@pytest.fixture(autouse=True)
-def _one_shard(monkeypatch: pytest.MonkeyPatch) -> None:
-    """These cases run on a log of one shard, whatever the run's: on several, a witness run in
-    this harness now and then reads an empty checkpoint for a shard with no event yet ("the
-    origin changed"), an open finding (closing note of 2026-12-07)."""
-    monkeypatch.setenv("SENKI_TEST_SHARDS", "1")
-
-
-@pytest.fixture
-def database(pg_server: databases.TestServer, _one_shard: None) -> Iterator[str]:
-    with pg_server.fresh_database(shards=1) as name:
-        yield name
 
 
 @dataclass
@@ -138,6 +123,37 @@ def test_a_witness_holding_an_earlier_checkpoint_catches_the_rewrite(
         assert "first disagreeing leaf" in evidence
 
 
+RESTARTED = ["edit, chain recomputed", "delete", "insert", "reorder", "cut tail"]
+
+
+@pytest.mark.parametrize("name", RESTARTED)
+def test_after_a_restart_the_503_names_exactly_the_first_leaf_that_changed(
+    witnessed: Witnessed, name: str
+) -> None:
+    """The process that signed is gone: the tree is rebuilt from the tampered events, and the
+    leaves kept with each checkpoint say exactly where the log parts from what was signed."""
+    t = witnessed.table
+    with superuser(t.owner_url) as conn:
+        signed = [r[0] for r in conn.execute(f"SELECT notification_id FROM {t.events} ORDER BY 1")]
+    said = TAMPERINGS[name](t)  # "position P": the first row changed ("… after P …": cut)
+    if name == "edit, chain recomputed":
+        said = f"position {t.positions[t.version_of('CombatantJoined.v1')]}"
+    at = int(said.split("position ")[1].split()[0])
+    first = sum(p <= at for p in signed) if name == "cut tail" else sum(p < at for p in signed)
+    runtime = start_runtime(t.app_url, t.owner_url)  # a new process on the same database
+    try:
+        with TestClient(create_app(lambda: runtime, lambda _: None)) as client:
+            refused = client.get(f"/v1/log/{t.shard}/checkpoint")
+    finally:
+        runtime.close()
+    assert refused.status_code == 503, refused.text
+    found = refused.json()["evidence"]
+    assert found["leaf_index"] == first, found
+    assert f"the first disagreeing leaf is leaf {first}" in found["detail"], found
+    if name not in {"cut tail", "delete"}:  # else another event, or none, stands there
+        assert found["position"] == at, found
+
+
 def _grow(runtime: Runtime, shard: int) -> None:
     """Append to `shard`'s log (with several shards, a new fight may land on another)."""
     for _ in range(50):
@@ -188,7 +204,7 @@ def test_a_witness_of_the_old_key_follows_the_log_through_a_key_rotation(
     settings = settings_for(witnessed.app_url, witnessed.owner_url).model_copy(update=rotated)
     runtime = bootstrap.start(settings)
     try:
-        small_fight(runtime, reveal=False)  # the log grows: the next checkpoint is signed anew
+        _grow(runtime, witnessed.table.shard)  # the next checkpoint is signed anew
         code, output = witnessed.run(runtime)
     finally:
         runtime.close()
@@ -200,13 +216,15 @@ def test_a_witness_of_the_old_key_follows_the_log_through_a_key_rotation(
 
 
 class StaleLog:
-    """A host that keeps serving the checkpoint the witness already has while the log grows."""
+    """A host that keeps serving the checkpoint the witness already has of one shard while
+    that shard's log grows (the other shards answered as they are: serving this note for
+    them too would be a checkpoint of another origin, which the witness rightly refuses)."""
 
-    def __init__(self, client: TestClient, note: str) -> None:
-        self.client, self.note = client, note
+    def __init__(self, client: TestClient, shard: int, note: str) -> None:
+        self.client, self.shard, self.note = client, shard, note
 
     def get(self, path: str) -> httpx.Response:
-        if path.endswith("/checkpoint"):
+        if path == f"/v1/log/{self.shard}/checkpoint":
             return httpx.Response(200, text=self.note)
         return self.client.get(path)
 
@@ -219,10 +237,10 @@ def test_a_log_whose_checkpoint_lags_its_head_past_the_signing_delay_is_reported
     try:
         with TestClient(create_app(lambda: runtime, lambda _: None)) as client:
             old = client.get(f"/v1/log/{t.shard}/checkpoint").text
-            small_fight(runtime, reveal=False)
+            _grow(runtime, t.shard)
             lines: list[str] = []
             code = run_witness(
-                StaleLog(client, old),  # type: ignore[arg-type]
+                StaleLog(client, t.shard, old),  # type: ignore[arg-type]
                 witnessed.state,
                 None,
                 lines.append,
@@ -231,7 +249,10 @@ def test_a_log_whose_checkpoint_lags_its_head_past_the_signing_delay_is_reported
     finally:
         runtime.close()
     assert code == FAILED
-    assert "stopped signing" in "\n".join(lines)
+    failed = [line for line in lines if line.startswith("FAIL")]
+    assert len(failed) == 1, lines  # the stale shard alone: the others are answered honestly
+    assert f"shard {t.shard}: " in failed[0], lines
+    assert "stopped signing" in failed[0], lines
 
 
 def test_an_unreachable_service_is_exit_3_from_the_command_line(tmp_path: Path) -> None:
