@@ -20,7 +20,7 @@ from domain.encounter.commands import RevealSeed
 from domain.encounter.record import issued
 from domain.events import DomainEvent, JsonObject
 from domain.rules.ruleset import Command, CommandContext
-from infra.services.encounter_answers import CommandAnswer, command_answer
+from infra.services.encounter_answers import CommandAnswer, command_answer, placed
 from infra.services.executor import (
     Executor,
     Idempotency,
@@ -145,6 +145,7 @@ class EncounterService:
                 expected_version=expected_version,
                 idempotency=idempotency,
                 loaded=None if loaded is None else Loaded(*loaded),
+                placed=placed,
             )
         except ConcurrencyConflict:
             if expected_version is None:

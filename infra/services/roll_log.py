@@ -7,10 +7,19 @@ from datetime import datetime
 from uuid import UUID
 
 from domain import roll_log
+from domain.aggregate import NotFound
 from domain.dice import Verification, commitment, derive_server_seed
 from domain.dice.bcdice import DiceRefused
 from infra.services.executor import Executor, Idempotency, new_stream_id
-from infra.services.roll_answers import RollAnswer, RollLogPublic, log_public, rolled
+from infra.services.roll_answers import (
+    RollAnswer,
+    RollLogPublic,
+    log_public,
+    roll_placed,
+    rolled,
+)
+from infra.store.mapper import Recorded
+from infra.store.stream_page import read_page
 
 
 class RollRefusedAndRecorded(DiceRefused):
@@ -100,6 +109,7 @@ class RollLogService:
             lambda state, version: rolled(state, version, by),
             restore=RollAnswer.model_validate,
             idempotency=idempotency,
+            placed=roll_placed,
         )
         if answer.roll is not None and answer.roll.refused is not None:
             raise RollRefusedAndRecorded(answer)
@@ -123,6 +133,23 @@ class RollLogService:
         """The log and every roll in it, with its version."""
         loaded = self.executor.load(roll_log.KIND, log_id)
         return loaded.state, loaded.version
+
+    def placed(self, log_id: UUID) -> tuple[roll_log.RollLog, int, dict[int, int]]:
+        """The log, its version, and the log position of the event that recorded each roll
+        (by roll sequence): one read of the stream, which the positions need anyway."""
+        recorded: list[Recorded] = []
+        while page := read_page(self.executor.ledger, log_id, after=len(recorded), limit=1000):
+            recorded += page  # read_page, not Ledger.read: its rows carry their positions
+        state = roll_log.KIND.rebuild(log_id, (r.event for r in recorded))
+        if not roll_log.KIND.exists(state):
+            raise NotFound(f"no roll log {log_id}")
+        positions = {
+            r.event.result.roll_seq: r.position
+            for r in recorded
+            if isinstance(r.event, roll_log.DiceRolled | roll_log.DiceRollRefused)
+            and r.position is not None
+        }
+        return state, recorded[-1].version, positions
 
     def audit(self, log_id: UUID) -> tuple[roll_log.RollLog, list[Verification]]:
         """Recompute every roll of a revealed log."""

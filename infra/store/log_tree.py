@@ -92,6 +92,9 @@ class ShardTree:
         self._positions = array("q")
         self._links = bytearray()  # the leaves themselves: each event's chain hash, in order
         self._built = False
+        # Leaves added for a reader (`entries`) since the last check that the leaves held are
+        # still the log's: the next checkpoint or proof checks them before anything is signed.
+        self._unchecked = False
         self._lock = threading.Lock()
         self.broken: Disagreement | None = None
 
@@ -131,15 +134,24 @@ class ShardTree:
 
     def entries(self, positions: list[int]) -> dict[int, LogEntry]:
         """Where each of these events stands in the tree (those it holds); reading events
-        never fails on the tree: while it disagrees with the log, none is given."""
+        never fails on the tree: while it disagrees with the log, none is given.
+
+        Events past the tree's last leaf (a command's own, just appended) are added by one
+        read of the rows after it, without the check of the leaves held (a count of the whole
+        log): that check runs before the next checkpoint or proof, so nothing is signed
+        unchecked, and a command's answer does not pay for it."""
         with self._lock:
             if self.broken is not None:
                 return {}
             last = self._positions[-1] if self._positions else 0
             try:
-                if not self._built or any(p > last for p in positions):
+                if not self._built:
                     self._sync()
-            except TreeDisagrees:
+                elif any(p > last for p in positions):
+                    self._extend()
+                    self._unchecked = True
+            except TreeDisagrees as error:
+                self.broken = error.found
                 return {}
             found = {}
             for position in positions:
@@ -175,8 +187,11 @@ class ShardTree:
                     self._extend()
                     self._check_stored()
                     self._built = True
-                elif self._head() != (self._positions[-1] if self._positions else 0):
+                elif self._unchecked or self._head() != (
+                    self._positions[-1] if self._positions else 0
+                ):
                     self._check_kept()
+                    self._unchecked = False
                     self._extend()
             except TreeDisagrees as error:
                 self.broken = error.found
