@@ -188,6 +188,28 @@ def test_the_running_service_refuses_to_sign_once_its_tree_and_log_part(
     assert code == FAILED, evidence
 
 
+def test_leaves_added_for_a_reader_are_checked_before_the_next_checkpoint_is_signed(
+    witnessed: Witnessed,
+) -> None:
+    """A command's answer (or any read) extends the tree past its last leaf without the check
+    of the leaves held; a rewrite made after that is still found before anything is signed."""
+    t = witnessed.table
+    runtime = start_runtime(t.app_url, t.owner_url)
+    try:
+        with TestClient(create_app(lambda: runtime, lambda _: None)) as client:
+            assert client.get(f"/v1/log/{t.shard}/checkpoint").status_code == 200
+            _grow(runtime, t.shard)
+            head = runtime.ledger.head(shard=t.shard).position
+            assert runtime.log_trees.entries(t.shard, [head])  # as a reader's answer asks
+            edit_rechained(t)
+            refused = client.get(f"/v1/log/{t.shard}/checkpoint")
+    finally:
+        runtime.close()
+    assert refused.status_code == 503, refused.text
+    edited = t.positions[t.version_of("CombatantJoined.v1")]
+    assert refused.json()["evidence"]["position"] == edited
+
+
 def test_a_checkpoint_signed_with_another_key_is_refused(witnessed: Witnessed) -> None:
     """The host swaps the log's key (a forged checkpoint): the witness kept the real vkey."""
     code, evidence = witnessed.run(log_key_names=["forged.example"])
