@@ -23,6 +23,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+import psycopg
 from psycopg.sql import SQL
 
 from infra.store.ledger import Shard
@@ -34,6 +35,8 @@ from infra.store.note import (
     open_checkpoint,
     sign_note,
 )
+
+_PAGE = 10_000  # rows per statement when the tree reads the log
 
 
 @dataclass(frozen=True)
@@ -419,17 +422,26 @@ class ShardTree:
             return [(int(r["tree_size"]), str(r["note"])) for r in cursor.fetchall()]
 
     def _rows(self, after: int) -> Iterator[tuple[int, bytes | None]]:
+        """The rows after position `after`, in log order, a page per statement: one round
+        trip for the few rows a command's answer adds (a reader's `entries`), and the whole
+        log at a build. Positions commit in the order they are taken (append.sql), so a
+        page never skips a row that commits later."""
         query = SQL(
             "SELECT notification_id, chain_hash FROM {0} WHERE notification_id > %s "
-            "ORDER BY notification_id"
+            "ORDER BY notification_id LIMIT %s"
         ).format(self.shard.table(self.shard.tables.events))
-        with (
-            self.shard.datastore.get_connection() as conn,
-            conn.transaction(),
-            conn.cursor(name=f"senki_tree_{self.index}") as cursor,
-        ):
-            cursor.itersize = 10_000
-            cursor.execute(query, (after,))
-            for row in cursor:
+        datastore = self.shard.datastore
+        while True:
+            conn = datastore.lease()
+            try:
+                rows = conn.execute(query, (after, _PAGE)).fetchall()
+            except psycopg.Error as error:
+                raise datastore.failed(error) from error
+            finally:
+                datastore.release(conn)
+            for row in rows:
                 link = row["chain_hash"]
                 yield int(row["notification_id"]), None if link is None else bytes(link)
+            if len(rows) < _PAGE:
+                return
+            after = int(rows[-1]["notification_id"])
