@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import base64
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -45,6 +45,7 @@ from tests.integration.test_tamper_matrix import (
     insert,
     reorder,
 )
+from tests.support import databases
 from tests.support import transparency as independent
 from tests.support.runtime import settings_for, start_runtime
 from tests.support.tampering import senki_verify, superuser
@@ -208,6 +209,41 @@ def test_leaves_added_for_a_reader_are_checked_before_the_next_checkpoint_is_sig
     assert refused.status_code == 503, refused.text
     edited = t.positions[t.version_of("CombatantJoined.v1")]
     assert refused.json()["evidence"]["position"] == edited
+
+
+@pytest.fixture
+def three_shards(
+    pg_server: databases.TestServer, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[tuple[str, str]]:
+    """A log of three shards, none holding an event yet, whatever the run's shard count."""
+    monkeypatch.setenv("SENKI_TEST_SHARDS", "3")
+    with pg_server.fresh_database(shards=3) as name:
+        yield pg_server.url(name, user=databases.APP_ROLE), pg_server.url(name)
+
+
+def test_a_witness_of_shards_still_empty_keeps_their_empty_checkpoints_then_their_growth(
+    three_shards: tuple[str, str], tmp_path: Path
+) -> None:
+    """A deployment whose shards hold no event yet: each is signed as the tree of 0 leaves
+    under its own origin, and its first events are proved an extension of that."""
+    app_url, owner_url = three_shards
+    state = tmp_path / "witness.json"
+    runtime = start_runtime(app_url, owner_url)
+    try:
+        with TestClient(create_app(lambda: runtime, lambda _: None)) as client:
+            origins = client.get("/v1/log/key").json()["origins"]
+            lines: list[str] = []
+            first = run_witness(client, state, None, lines.append, delay=0.01)
+            empty = json.loads(state.read_text())["checkpoints"]
+            for shard in range(3):
+                _grow(runtime, shard)
+            second = run_witness(client, state, None, lines.append, delay=0.01)
+            grown = json.loads(state.read_text())["checkpoints"]
+    finally:
+        runtime.close()
+    assert (first, second) == (OK, OK), lines
+    assert [empty[str(i)].split("\n")[:2] for i in range(3)] == [[o, "0"] for o in origins]
+    assert all(int(grown[str(i)].split("\n")[1]) >= 2 for i in range(3)), grown
 
 
 def test_a_checkpoint_signed_with_another_key_is_refused(witnessed: Witnessed) -> None:
