@@ -7,7 +7,6 @@ from datetime import datetime
 from uuid import UUID
 
 from domain import roll_log
-from domain.aggregate import NotFound
 from domain.dice import Verification, commitment, derive_server_seed
 from domain.dice.bcdice import DiceRefused
 from infra.services.executor import Executor, Idempotency, new_stream_id
@@ -18,8 +17,10 @@ from infra.services.roll_answers import (
     roll_placed,
     rolled,
 )
-from infra.store.mapper import Recorded
-from infra.store.stream_page import read_page
+from infra.store.stream_page import placed_topics
+
+# The events that each record one roll (`roll_log.evolve`).
+_ROLL_EVENTS = {roll_log.DiceRolled.event_type, roll_log.DiceRollRefused.event_type}
 
 
 class RollRefusedAndRecorded(DiceRefused):
@@ -136,20 +137,19 @@ class RollLogService:
 
     def placed(self, log_id: UUID) -> tuple[roll_log.RollLog, int, dict[int, int]]:
         """The log, its version, and the log position of the event that recorded each roll
-        (by roll sequence): one read of the stream, which the positions need anyway."""
-        recorded: list[Recorded] = []
-        while page := read_page(self.executor.ledger, log_id, after=len(recorded), limit=1000):
-            recorded += page  # read_page, not Ledger.read: its rows carry their positions
-        state = roll_log.KIND.rebuild(log_id, (r.event for r in recorded))
-        if not roll_log.KIND.exists(state):
-            raise NotFound(f"no roll log {log_id}")
-        positions = {
-            r.event.result.roll_seq: r.position
-            for r in recorded
-            if isinstance(r.event, roll_log.DiceRolled | roll_log.DiceRollRefused)
-            and r.position is not None
-        }
-        return state, recorded[-1].version, positions
+        (by roll sequence). Each roll is one event, in order (`roll_log.evolve`): the k-th
+        roll event's position is the k-th roll's. Read after the state, so every roll it
+        holds has its event among the rows."""
+        loaded = self.executor.load(roll_log.KIND, log_id)
+        rolls = [
+            position
+            for topic, position in placed_topics(self.executor.ledger, log_id)
+            if topic.rpartition(".v")[0] in _ROLL_EVENTS
+        ]
+        state = loaded.state
+        # not strict: the rows may hold rolls appended since the state was read
+        at = {r.roll_seq: p for r, p in zip(state.rolls, rolls, strict=False)}
+        return state, loaded.version, at
 
     def audit(self, log_id: UUID) -> tuple[roll_log.RollLog, list[Verification]]:
         """Recompute every roll of a revealed log."""
