@@ -155,6 +155,31 @@ def test_after_a_restart_the_503_names_exactly_the_first_leaf_that_changed(
         assert found["position"] == at, found
 
 
+def test_leaves_a_superuser_changed_in_the_checkpoints_point_nowhere_but_the_range(
+    witnessed: Witnessed,
+) -> None:
+    """The stored leaves are believed only as far as a signed root vouches for them: forged
+    to blame another leaf, they are set aside and the evidence is the range again."""
+    t = witnessed.table
+    edit_rechained(t)
+    checkpoints = f"senki.checkpoints_{t.shard}"
+    t.sql(
+        f"ALTER TABLE {checkpoints} DISABLE TRIGGER append_only_rows",
+        f"UPDATE {checkpoints} SET leaves = overlay(leaves placing '\\x00'::bytea from 1)",
+        f"ALTER TABLE {checkpoints} ENABLE TRIGGER append_only_rows",
+    )
+    runtime = start_runtime(t.app_url, t.owner_url)
+    try:
+        with TestClient(create_app(lambda: runtime, lambda _: None)) as client:
+            refused = client.get(f"/v1/log/{t.shard}/checkpoint")
+    finally:
+        runtime.close()
+    assert refused.status_code == 503, refused.text
+    found = refused.json()["evidence"]
+    assert "the first disagreeing leaf is between leaf 0" in found["detail"], found
+    assert found["leaf_index"] == 0, found
+
+
 def _grow(runtime: Runtime, shard: int) -> None:
     """Append to `shard`'s log (with several shards, a new fight may land on another)."""
     for _ in range(50):
