@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from dataclasses import asdict
 from uuid import UUID
 
-from infra.services import CommandAnswer, EventLog, LogEntry, RollPublic, Runtime, read_page
+from infra.services import CommandAnswer, EventLog, LogEntry, RollPublic, Runtime
 
 
 def entries(
@@ -29,25 +29,15 @@ def event_log(entry: LogEntry | None) -> EventLog | None:
 
 
 def command_leaves(runtime: Runtime, encounter_id: UUID, answer: CommandAnswer) -> CommandAnswer:
-    """A command's answer with each fact's leaf. The append gave their positions; a retry's
-    answer (stored before they were placed) reads them back from the stream."""
-    facts = answer.facts
-    if not facts:
+    """A command's answer with each fact's leaf (the service gave their positions)."""
+    found = entries(runtime, encounter_id, [fact.position for fact in answer.facts])
+    if not found:
         return answer
-    if any(fact.position is None for fact in facts):
-        first = facts[0].version - 1  # read_page's rows carry their positions (Ledger.read's not)
-        read = read_page(runtime.ledger, encounter_id, after=first, limit=len(facts))
-        at = {r.version: r.position for r in read}
-        facts = [fact.model_copy(update={"position": at.get(fact.version)}) for fact in facts]
-    found = entries(runtime, encounter_id, [fact.position for fact in facts])
-    return answer.model_copy(
-        update={
-            "facts": [
-                fact.model_copy(update={"log": event_log(found.get(fact.position or 0))})
-                for fact in facts
-            ]
-        }
-    )
+    facts = [
+        fact.model_copy(update={"log": event_log(found.get(fact.position or 0))})
+        for fact in answer.facts
+    ]
+    return answer.model_copy(update={"facts": facts})
 
 
 def roll_leaves(

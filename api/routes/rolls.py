@@ -202,14 +202,11 @@ def roll(
 
 
 def _placed(runtime: Runtime, log_id: UUID, answer: RollAnswer) -> RollAnswer:
-    """The answer's roll with its event's leaf; a retry's (stored before the append placed
-    it) reads its position back."""
+    """The answer's roll with its event's leaf (the service gave its position)."""
     roll = answer.roll
-    if roll is None:
+    if roll is None or roll.position is None:
         return answer
-    positions = {roll.roll_seq: roll.position} if roll.position is not None else {}
-    if not positions:
-        positions = runtime.roll_logs.placed(log_id)[2]
+    positions = {roll.roll_seq: roll.position}
     return answer.model_copy(update={"roll": roll_leaves(runtime, log_id, [roll], positions)[0]})
 
 

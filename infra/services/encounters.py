@@ -29,6 +29,7 @@ from infra.services.executor import (
     new_stream_id,
 )
 from infra.store.ledger import ConcurrencyConflict
+from infra.store.stream_page import read_page
 
 _SEEDS_KEPT = 4096
 
@@ -136,7 +137,7 @@ class EncounterService:
             return outcome
 
         try:
-            return self.executor.execute(
+            answer = self.executor.execute(
                 encounter.KIND,
                 encounter_id,
                 decide,
@@ -153,6 +154,18 @@ class EncounterService:
             # Another command on the same version won the append: to this client that is
             # exactly a stale If-Match (412), not a conflict it could retry blindly.
             raise StaleVersion(expected_version, self.state(encounter_id)[1]) from None
+        return self._placed_back(encounter_id, answer)
+
+    def _placed_back(self, encounter_id: UUID, answer: CommandAnswer) -> CommandAnswer:
+        """A retry's answer (stored with the events, before the append placed them) with its
+        facts' positions read back, so that it answers as the first attempt did."""
+        facts = answer.facts
+        if not facts or all(fact.position is not None for fact in facts):
+            return answer
+        page = read_page(
+            self.executor.ledger, encounter_id, after=facts[0].version - 1, limit=len(facts)
+        )
+        return placed(answer, [r.position or 0 for r in page])
 
     def reveal(
         self, encounter_id: UUID, actor: Actor, *, idempotency: Idempotency | None = None

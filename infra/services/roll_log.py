@@ -112,6 +112,10 @@ class RollLogService:
             idempotency=idempotency,
             placed=roll_placed,
         )
+        if answer.roll is not None and answer.roll.position is None:
+            # A retry's answer, stored before the append placed its event: read it back.
+            at = self.placed(log_id)[2].get(answer.roll.roll_seq)
+            answer = roll_placed(answer, [at]) if at is not None else answer
         if answer.roll is not None and answer.roll.refused is not None:
             raise RollRefusedAndRecorded(answer)
         return answer
