@@ -33,6 +33,7 @@ from infra.services.runtime import Runtime
 from infra.store.bundle import export_bundle, verify_bundle
 from infra.store.bundle_proofs import with_proofs
 from infra.store.chain import ChainRow, link
+from infra.store.migrate import migrate
 from infra.store.note import derive_signer
 from tests.integration.test_audit import small_fight
 from tests.integration.test_tamper_matrix import (
@@ -178,6 +179,35 @@ def test_leaves_a_superuser_changed_in_the_checkpoints_point_nowhere_but_the_ran
     found = refused.json()["evidence"]
     assert "the first disagreeing leaf is between leaf 0" in found["detail"], found
     assert found["leaf_index"] == 0, found
+
+
+def test_a_schema_11_log_migrated_again_keeps_leaves_from_its_next_checkpoint_on(
+    witnessed: Witnessed,
+) -> None:
+    """Checkpoints signed before schema 12 kept no leaves: migrated again, the table gets the
+    columns, the old rows stay as they were, and the next checkpoint keeps the leaves from
+    the last old one on (a restart's evidence is exact past it, the range before it)."""
+    t = witnessed.table
+    checkpoints = f"senki.checkpoints_{t.shard}"
+    t.sql(
+        f"ALTER TABLE {checkpoints} DROP COLUMN leaves_from, DROP COLUMN leaves",
+        "DELETE FROM senki.schema_migrations WHERE version > 11",
+    )
+    migrate(t.owner_url, app_role=databases.APP_ROLE, shards=databases.shard_count())
+    runtime = start_runtime(t.app_url, t.owner_url)
+    try:
+        _grow(runtime, t.shard)
+        runtime.log_trees.tree(t.shard).checkpoint()
+    finally:
+        runtime.close()
+    with superuser(t.owner_url) as conn:
+        rows = conn.execute(
+            f"SELECT tree_size, leaves_from, length(leaves) FROM {checkpoints} ORDER BY 1"
+        ).fetchall()
+    assert len(rows) == 2, rows
+    (old, *before), (new, *after) = rows
+    assert before == [None, None], rows  # signed before schema 12: nothing added to it
+    assert after == [old, (new - old) * 32], rows
 
 
 def _grow(runtime: Runtime, shard: int) -> None:
