@@ -7,7 +7,9 @@ Appends (`--appends SECONDS`): encounter commands flat out on a fresh database (
 SENKI_BENCH_DATABASE_URL), in turns with and without a witness asking for a checkpoint five
 times a second — so the log signs up to five a second, each after checking and extending its
 tree. Aim: with ÷ without ≥ 0.95.
-Run: `python -m bench.witness [--events 1000000] [--proofs 2000] [--appends 3]`.
+Answers (`--answers SECONDS`): encounter commands flat out, in turns with and without naming
+each answer's leaves as the routes do (issue 37: a command's facts carry `log`).
+Run: `python -m bench.witness [--events 1000000] [--proofs 2000] [--appends 3] [--answers 3]`.
 """
 
 from __future__ import annotations
@@ -77,12 +79,62 @@ def appends(seconds: float, rounds: int = 3) -> None:
     )
 
 
+def answers(seconds: float, rounds: int = 3) -> None:
+    """Encounter commands flat out, in turns with and without naming each answer's leaves as
+    the route does (api/leaves.py): the tree extended by the rows after its last leaf."""
+    from bench.common import fresh_runtime, server
+    from bench.encounter import GM, open_fight
+
+    with server() as superuser, fresh_runtime(superuser) as runtime:
+        fight = open_fight(runtime)
+        shard = runtime.ledger.shard_of(fight)
+        runtime.log_trees.tree(shard).checkpoint()  # built once, as a process's first read does
+        lookups: list[float] = []
+
+        def rate(named: bool) -> float:
+            done, started = 0, time.perf_counter()
+            while time.perf_counter() - started < seconds:
+                runtime.encounters.command(fight, GM, "RollInitiative", {})
+                done += 1
+                for attacker, defender in (("ace", "brute"), ("brute", "ace")):
+                    for command, body in (
+                        ("Cleanup", {"combatant_id": attacker}),
+                        ("DeclareAttack", {"combatant_id": attacker, "target": defender}),
+                        ("Dodge", {"combatant_id": defender}),
+                    ):
+                        answer = runtime.encounters.command(fight, GM, command, body)
+                        if named:
+                            begin = time.perf_counter()
+                            positions = [f.position for f in answer.facts if f.position]
+                            found = runtime.log_trees.entries(shard, positions)
+                            lookups.append(time.perf_counter() - begin)
+                            assert len(found) == len(answer.facts)
+                        done += 1
+            return done / (time.perf_counter() - started)
+
+        rate(False)  # warm-up
+        plain, named = [], []
+        for _ in range(rounds):
+            plain.append(rate(False))
+            named.append(rate(True))
+    without, with_ = statistics.median(plain), statistics.median(named)
+    print(
+        f"commands without their leaves named: {without:.0f}/s; with: {with_:.0f}/s; "
+        f"ratio {with_ / without:.2f}; the lookup: median "
+        f"{statistics.median(lookups) * 1000:.2f} ms, p99 {_p99(lookups) * 1000:.2f} ms"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--events", type=int, default=1_000_000)
     parser.add_argument("--proofs", type=int, default=2000)
     parser.add_argument("--appends", type=float, default=0.0, help="seconds per turn")
+    parser.add_argument("--answers", type=float, default=0.0, help="seconds per turn")
     args = parser.parse_args()
+    if args.answers:
+        answers(args.answers)
+        return
     if args.appends:
         appends(args.appends)
         return

@@ -37,6 +37,7 @@ from starlette.types import Receive, Scope, Send
 from api.deps import RuntimeDep
 from api.encounter_views import event_public, lens_for
 from api.floods import Floods, floods_of
+from api.leaves import entries
 from api.limits import holder
 from api.problems import problem
 from api.routes.encounters import load_for
@@ -99,8 +100,7 @@ def events(
 
 def _logs(runtime: Runtime, encounter_id: UUID, page: list[Recorded]) -> dict[int, LogEntry]:
     """Each event's leaf in its shard's tree (issue 37)."""
-    shard = runtime.ledger.shard_of(encounter_id)
-    return runtime.log_trees.entries(shard, [r.position for r in page])
+    return entries(runtime, encounter_id, [r.position for r in page])
 
 
 @router.get(

@@ -26,6 +26,7 @@ from api.encounter_views import (
     reader_of,
     seen_line,
 )
+from api.leaves import command_leaves
 from api.metrics.commands import COMMANDS_ROUTE, CommandTallyDep, Counted
 from api.security import (
     GM_ONLY,
@@ -179,7 +180,7 @@ def open_encounter(
         idempotency=key,
     )
     response.headers["Location"] = f"/v1/encounters/{answer.id}"
-    return _answer(answer, response)
+    return _answer(command_leaves(runtime, UUID(answer.id), answer), response)
 
 
 @router.get(
@@ -231,6 +232,7 @@ def command(
     ):
         write = if_match_required(call.write)
         answer = _commanded(encounter_id, body, call.runtime, call.who, write, counted)
+        answer = command_leaves(call.runtime, encounter_id, answer)
         return _answer(answer, response, lens_for(call.runtime, call.who, encounter_id))
 
 
@@ -288,7 +290,7 @@ def reveal(
     """The GM reveals the server seed: from now on anyone can recompute every die."""
     load_for(runtime, who, encounter_id, GM_ONLY)
     answer = runtime.encounters.reveal(encounter_id, actor(who), idempotency=key)
-    return _answer(answer, response)
+    return _answer(command_leaves(runtime, encounter_id, answer), response)
 
 
 @router.get(

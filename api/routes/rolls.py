@@ -11,6 +11,7 @@ from pydantic import BaseModel, Field, model_validator
 
 from api.deps import RuntimeDep
 from api.encounter_views import reader_of
+from api.leaves import roll_leaves
 from api.security import GM_ONLY, READERS, WRITERS, PrincipalDep, require
 from api.writes import etag, idempotency_key
 from domain.campaign.dice_tables import MAX_NAME
@@ -148,10 +149,14 @@ def _load(
     runtime: Runtime, who: Principal, log_id: UUID, roles: tuple[PrincipalRole, ...]
 ) -> tuple[RollLog, int]:
     state, version = runtime.roll_logs.get(log_id)
+    _authorised(state, who, roles)
+    return state, version
+
+
+def _authorised(state: RollLog, who: Principal, roles: tuple[PrincipalRole, ...]) -> None:
     if state.campaign_id is None:
         raise HTTPException(403, "this roll log belongs to no campaign; no token reaches it")
     require(who, state.campaign_id, roles)
-    return state, version
 
 
 def _what_to_roll(
@@ -226,7 +231,16 @@ def roll(
         if opened is not None:
             _opened(response, opened)
     etag(response, answer.roll_log.version)
-    return answer
+    return _placed(runtime, UUID(answer.roll_log.id), answer)
+
+
+def _placed(runtime: Runtime, log_id: UUID, answer: RollAnswer) -> RollAnswer:
+    """The answer's roll with its event's leaf (the service gave its position)."""
+    roll = answer.roll
+    if roll is None or roll.position is None:
+        return answer
+    positions = {roll.roll_seq: roll.position}
+    return answer.model_copy(update={"roll": roll_leaves(runtime, log_id, [roll], positions)[0]})
 
 
 def _opened(response: Response, opened: RollLogPublic) -> UUID:
@@ -252,8 +266,9 @@ def _public(runtime: Runtime, log_id: UUID, response: Response) -> RollLogPublic
 def get_roll_log(
     log_id: UUID, runtime: RuntimeDep, who: PrincipalDep, response: Response
 ) -> RollLogFull:
-    """The log with every roll recorded in it."""
-    state, version = _load(runtime, who, log_id, READERS)
+    """The log with every roll recorded in it, each with its event's leaf (`log`)."""
+    state, version, positions = runtime.roll_logs.placed(log_id)
+    _authorised(state, who, READERS)
     etag(response, version)
     return RollLogFull(
         id=str(state.id),
@@ -264,7 +279,7 @@ def get_roll_log(
         revealed_seed=state.revealed_seed,
         rolls=len(state.rolls),
         secret=state.secret,
-        entries=_seen(state, who),
+        entries=roll_leaves(runtime, log_id, _seen(state, who), positions),
     )
 
 

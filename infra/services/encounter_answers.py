@@ -234,5 +234,18 @@ def _fact(event: DomainEvent, version: int) -> EventPublic:
         by=event.by,
         payload=payload_of(event),
         line=line_of(event),  # withheld for a reader as the payload is, by the route
-        log=None,  # a command's facts are answered before their positions are read back
+        log=None,  # its leaf: given by the route once the append has placed it (`placed`)
     )
+
+
+def placed(answer: CommandAnswer, positions: Sequence[int]) -> CommandAnswer:
+    """The answer with each fact's log position, as the append returned them (in order).
+    The answer stored for a retry was written with the events, before they had positions:
+    a retry's facts have none (the route reads them back)."""
+    if len(positions) != len(answer.facts):
+        return answer
+    facts = [
+        fact.model_copy(update={"position": position})
+        for fact, position in zip(answer.facts, positions, strict=True)
+    ]
+    return answer.model_copy(update={"facts": facts})

@@ -21,7 +21,7 @@ from domain.encounter.record import issued
 from domain.events import DomainEvent, JsonObject
 from domain.rules.records import CommandRefusedAfterDice, refusal_line
 from domain.rules.ruleset import Command, CommandContext
-from infra.services.encounter_answers import CommandAnswer, command_answer
+from infra.services.encounter_answers import CommandAnswer, command_answer, placed
 from infra.services.executor import (
     Executor,
     Idempotency,
@@ -30,6 +30,7 @@ from infra.services.executor import (
     new_stream_id,
 )
 from infra.store.ledger import ConcurrencyConflict
+from infra.store.stream_page import read_page
 
 _SEEDS_KEPT = 4096
 
@@ -167,6 +168,7 @@ class EncounterService:
                 expected_version=expected_version,
                 idempotency=idempotency,
                 loaded=None if loaded is None else Loaded(*loaded),
+                placed=placed,
             )
         except ConcurrencyConflict:
             if expected_version is None:
@@ -174,9 +176,21 @@ class EncounterService:
             # Another command on the same version won the append: to this client that is
             # exactly a stale If-Match (412), not a conflict it could retry blindly.
             raise StaleVersion(expected_version, self.state(encounter_id)[1]) from None
+        answer = self._placed_back(encounter_id, answer)
         if refused_after_dice(answer):
             raise RefusedAfterDice(answer)
         return answer
+
+    def _placed_back(self, encounter_id: UUID, answer: CommandAnswer) -> CommandAnswer:
+        """A retry's answer (stored with the events, before the append placed them) with its
+        facts' positions read back, so that it answers as the first attempt did."""
+        facts = answer.facts
+        if not facts or all(fact.position is not None for fact in facts):
+            return answer
+        page = read_page(
+            self.executor.ledger, encounter_id, after=facts[0].version - 1, limit=len(facts)
+        )
+        return placed(answer, [r.position or 0 for r in page])
 
     def reveal(
         self, encounter_id: UUID, actor: Actor, *, idempotency: Idempotency | None = None

@@ -131,6 +131,7 @@ class _Command(Generic[S, A]):
     idempotency: Idempotency | None
     new: bool
     loaded: Loaded[S] | None = None
+    placed: Callable[[A, Sequence[int]], A] | None = None
 
 
 @dataclass(frozen=True)
@@ -248,6 +249,7 @@ class Executor:
         restore: Callable[[Response], A] = as_stored,
         idempotency: Idempotency | None = None,
         campaign_id: UUID | None = None,
+        placed: Callable[[A, Sequence[int]], A] | None = None,
     ) -> A:
         """Start a new stream with its first events, on its campaign's shard of the log
         (a campaign, or a stream without one, is placed by its own id)."""
@@ -260,6 +262,7 @@ class Executor:
             restore=restore,
             idempotency=idempotency,
             new=True,
+            placed=placed,
         )
 
     def execute(
@@ -274,6 +277,7 @@ class Executor:
         idempotency: Idempotency | None = None,
         new: bool = False,
         loaded: Loaded[S] | None = None,
+        placed: Callable[[A, Sequence[int]], A] | None = None,
     ) -> A:
         """Decide on the current state and save the events with the response, atomically.
 
@@ -285,10 +289,23 @@ class Executor:
         `respond` builds the answer from the state reached; it is stored as JSON with the
         events, and a retry gets that stored answer back through `restore` (a typed answer's
         `model_validate`), so both answer the same.
+
+        `placed`: given the answer and the log positions the append returned (one per event,
+        in order), the answer with them; the stored answer is written with the events, before
+        they have positions, so a retry's answer has none.
         """
         shard = self.ledger.shard_of(stream_id)
         command = _Command(
-            kind, stream_id, decide, respond, restore, expected_version, idempotency, new, loaded
+            kind,
+            stream_id,
+            decide,
+            respond,
+            restore,
+            expected_version,
+            idempotency,
+            new,
+            loaded,
+            placed,
         )
         for attempt in range(_ATTEMPTS):
             if attempt:
@@ -360,13 +377,13 @@ class Executor:
         response = command.respond(after, loaded.version + len(events))
         key = command.idempotency
         record = IdempotencyRecord(key.key, key.fingerprint, stored(response)) if key else None
-        self.ledger.append(
+        positions = self.ledger.append(
             [StreamWrite(stream_id, loaded.version, events)], shard=shard, idempotency=record
         )
         saved = loaded.version + len(events)
         self._remember(kind, stream_id, saved, after)
         self._maybe_snapshot(kind, stream_id, loaded.version, after, saved)
-        return response
+        return response if command.placed is None else command.placed(response, positions)
 
     def _current(self, kind: AggregateKind[S], stream_id: UUID, new: bool) -> Loaded[S]:
         if new:

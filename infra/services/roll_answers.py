@@ -8,12 +8,14 @@ gets it through domain.visibility.rolls on the read routes.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Literal
 
 from pydantic import BaseModel, Field
 
 from domain.dice.bcdice.record import TableRoll
 from domain.roll_log import RollLog
+from infra.services.encounter_answers import EventLog
 
 
 class RandPublic(BaseModel):
@@ -64,6 +66,14 @@ class RollPublic(BaseModel):
         description="The GM's kept dice table it rolled, with its version (its text is "
         "`command`); null for any other roll, and while the roll is withheld.",
         examples=["表「飲み物」v2"],
+    )
+    position: int | None = Field(
+        default=None, description="Position in the chained log of the event that recorded it."
+    )
+    log: EventLog | None = Field(
+        default=None,
+        description="That event's leaf in its shard's tree (docs/witnesses.md); absent while "
+        "the tree disagrees with the log.",
     )
 
 
@@ -123,3 +133,11 @@ def rolled(state: RollLog, version: int, by: str) -> RollAnswer:
             table=kept.shown if (kept := state.kept_tables.get(roll.roll_seq)) else None,
         ),
     )
+
+
+def roll_placed(answer: RollAnswer, positions: Sequence[int]) -> RollAnswer:
+    """The answer with the position of the event that recorded its roll (the append's one)."""
+    if answer.roll is None or len(positions) != 1:
+        return answer
+    roll = answer.roll.model_copy(update={"position": positions[0]})
+    return answer.model_copy(update={"roll": roll})

@@ -13,8 +13,18 @@ from domain.dice import Verification, commitment, derive_server_seed
 from domain.dice.bcdice import DiceRefused
 from domain.events import DomainEvent
 from infra.services.executor import Executor, Idempotency, new_stream_id
-from infra.services.roll_answers import RollAnswer, RollLogPublic, log_public, rolled
+from infra.services.roll_answers import (
+    RollAnswer,
+    RollLogPublic,
+    log_public,
+    roll_placed,
+    rolled,
+)
 from infra.store.ledger import ConcurrencyConflict
+from infra.store.stream_page import placed_topics
+
+# The events that each record one roll (`roll_log.evolve`).
+_ROLL_EVENTS = {roll_log.DiceRolled.event_type, roll_log.DiceRollRefused.event_type}
 
 
 class RollRefusedAndRecorded(DiceRefused):
@@ -233,7 +243,12 @@ class RollLogService:
             lambda state, version: rolled(state, version, by),
             restore=RollAnswer.model_validate,
             idempotency=idempotency,
+            placed=roll_placed,
         )
+        if answer.roll is not None and answer.roll.position is None:
+            # A retry's answer, stored before the append placed its event: read it back.
+            at = self.placed(log_id)[2].get(answer.roll.roll_seq)
+            answer = roll_placed(answer, [at]) if at is not None else answer
         if answer.roll is not None and answer.roll.refused is not None:
             raise RollRefusedAndRecorded(answer)
         return answer
@@ -261,6 +276,22 @@ class RollLogService:
         """The log as an opening or a reveal answers it: no roll in it."""
         state, version = self.get(log_id)
         return log_public(state, version)
+
+    def placed(self, log_id: UUID) -> tuple[roll_log.RollLog, int, dict[int, int]]:
+        """The log, its version, and the log position of the event that recorded each roll
+        (by roll sequence). Each roll is one event, in order (`roll_log.evolve`): the k-th
+        roll event's position is the k-th roll's. Read after the state, so every roll it
+        holds has its event among the rows."""
+        loaded = self.executor.load(roll_log.KIND, log_id)
+        rolls = [
+            position
+            for topic, position in placed_topics(self.executor.ledger, log_id)
+            if topic.rpartition(".v")[0] in _ROLL_EVENTS
+        ]
+        state = loaded.state
+        # not strict: the rows may hold rolls appended since the state was read
+        at = {r.roll_seq: p for r, p in zip(state.rolls, rolls, strict=False)}
+        return state, loaded.version, at
 
     def audit(self, log_id: UUID) -> tuple[roll_log.RollLog, list[Verification]]:
         """Recompute every roll of a revealed log."""

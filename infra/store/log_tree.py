@@ -23,6 +23,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+import psycopg
 from psycopg.sql import SQL
 
 from infra.store.ledger import Shard
@@ -34,6 +35,8 @@ from infra.store.note import (
     open_checkpoint,
     sign_note,
 )
+
+_PAGE = 10_000  # rows per statement when the tree reads the log
 
 
 @dataclass(frozen=True)
@@ -92,6 +95,9 @@ class ShardTree:
         self._positions = array("q")
         self._links = bytearray()  # the leaves themselves: each event's chain hash, in order
         self._built = False
+        # Leaves added for a reader (`entries`) since the last check that the leaves held are
+        # still the log's: the next checkpoint or proof checks them before anything is signed.
+        self._unchecked = False
         self._lock = threading.Lock()
         self.broken: Disagreement | None = None
 
@@ -114,7 +120,7 @@ class ShardTree:
                         "the events give: the log was rewritten"
                     )
                 return latest[1]  # signed already, by this process or another
-            return self._sign()
+            return self._sign(0 if latest is None else latest[0])
 
     def consistency(self, first: int, second: int) -> list[bytes]:
         with self._lock:
@@ -131,15 +137,24 @@ class ShardTree:
 
     def entries(self, positions: list[int]) -> dict[int, LogEntry]:
         """Where each of these events stands in the tree (those it holds); reading events
-        never fails on the tree: while it disagrees with the log, none is given."""
+        never fails on the tree: while it disagrees with the log, none is given.
+
+        Events past the tree's last leaf (a command's own, just appended) are added by one
+        read of the rows after it, without the check of the leaves held (a count of the whole
+        log): that check runs before the next checkpoint or proof, so nothing is signed
+        unchecked, and a command's answer does not pay for it."""
         with self._lock:
             if self.broken is not None:
                 return {}
             last = self._positions[-1] if self._positions else 0
             try:
-                if not self._built or any(p > last for p in positions):
+                if not self._built:
                     self._sync()
-            except TreeDisagrees:
+                elif any(p > last for p in positions):
+                    self._extend()
+                    self._unchecked = True
+            except TreeDisagrees as error:
+                self.broken = error.found
                 return {}
             found = {}
             for position in positions:
@@ -175,8 +190,11 @@ class ShardTree:
                     self._extend()
                     self._check_stored()
                     self._built = True
-                elif self._head() != (self._positions[-1] if self._positions else 0):
+                elif self._unchecked or self._head() != (
+                    self._positions[-1] if self._positions else 0
+                ):
                     self._check_kept()
+                    self._unchecked = False
                     self._extend()
             except TreeDisagrees as error:
                 self.broken = error.found
@@ -277,13 +295,75 @@ class ShardTree:
                 f"the checkpoint of {size} leaves says root {checkpoint.root.hex()}, the events "
                 f"give {self._tree.root(size).hex()}: the log was rewritten"
             )
+        exact = self._exact(size)
+        if exact is not None:
+            raise self._disagree(exact[0], exact[1], f"{detail}; {exact[2]}")
         position = self._positions[good] if good < len(self._positions) else None
         raise self._disagree(
             good,
             position,
             f"{detail}; the first disagreeing leaf is between leaf {good} (the checkpoint of "
-            f"{good} leaves still holds) and leaf {min(size, self._tree.size + 1) - 1}",
+            f"{good} leaves still holds) and leaf {min(size, self._tree.size + 1) - 1} (the "
+            "leaves signed there were not kept with the checkpoints)",
         )
+
+    def _exact(self, upto: int) -> tuple[int, int | None, str] | None:
+        """The first leaf where the log parts from the leaves signed (up to the checkpoint of
+        `upto` leaves), with its position and what differs; None when the stored leaves do
+        not reach past where the log still agrees."""
+        signed = self._signed_leaves(upto)
+        agree = 0
+        common = min(len(signed), self._tree.size)
+        while agree < common and signed[agree] == self._links[agree * 32 : agree * 32 + 32]:
+            agree += 1
+        if agree == len(signed):
+            return None  # the leaves kept all still hold: where they part is beyond them
+        was = signed[agree].hex()
+        if agree == self._tree.size:
+            return (
+                agree,
+                None,
+                f"the first disagreeing leaf is leaf {agree} (chain hash {was} when signed): "
+                "the log now ends before it, events were removed from its tail",
+            )
+        position = self._positions[agree]
+        now = self._links[agree * 32 : agree * 32 + 32].hex()
+        return (
+            agree,
+            position,
+            f"the first disagreeing leaf is leaf {agree}: signed with chain hash {was}, the log "
+            f"now has there the event at position {position}, chain hash {now}: an event was "
+            "rewritten, removed, inserted or reordered there",
+        )
+
+    def _signed_leaves(self, upto: int) -> list[bytes]:
+        """The leaves kept with the checkpoints of at most `upto` leaves, as far as they run
+        unbroken from leaf 0 and each checkpoint's signed root vouches for them (a row a
+        superuser edited vouches for nothing from there on)."""
+        query = SQL(
+            "SELECT tree_size, note, leaves_from, leaves FROM {0} WHERE tree_size <= %s "
+            "AND leaves IS NOT NULL ORDER BY tree_size"
+        ).format(self.shard.table(self.shard.tables.checkpoints))
+        with self.shard.datastore.transaction(commit=False) as cursor:
+            cursor.execute(query, (upto,))
+            rows = cursor.fetchall()
+        leaves: list[bytes] = []
+        tree = Tree()
+        for row in rows:
+            size, start, kept = int(row["tree_size"]), int(row["leaves_from"]), bytes(row["leaves"])
+            if start > len(leaves) or len(kept) != (size - start) * 32 or size < len(leaves):
+                break  # a gap, or not the leaves of this size: nothing past here is vouched
+            added = [kept[i : i + 32] for i in range((len(leaves) - start) * 32, len(kept), 32)]
+            for leaf in added:
+                tree.append(leaf)
+            try:
+                vouched = open_checkpoint(str(row["note"]), self.verifiers).root == tree.root()
+            except NoteRefused:
+                vouched = False
+            if not vouched:
+                break
+            leaves += added
+        return leaves
 
     def _open(self, note: str) -> Checkpoint:
         try:
@@ -292,16 +372,20 @@ class ShardTree:
             detail = f"a stored checkpoint does not verify: {error}"
             raise self._disagree(None, None, detail) from error
 
-    def _sign(self) -> str:
+    def _sign(self, since: int) -> str:
+        """Sign the tree as it is and store the checkpoint, with the leaves added `since` the
+        latest one stored: after a restart they say which leaf was signed (`_exact`)."""
         size = self._tree.size
         note = sign_note(Checkpoint(self.origin, size, self._tree.root()).text, self.signers)
         table = self.shard.table(self.shard.tables.checkpoints)
         insert = SQL(
-            "INSERT INTO {0} (tree_size, note) VALUES (%s, %s) ON CONFLICT DO NOTHING"
+            "INSERT INTO {0} (tree_size, note, leaves_from, leaves) VALUES (%s, %s, %s, %s) "
+            "ON CONFLICT DO NOTHING"
         ).format(table)
         select = SQL("SELECT note FROM {0} WHERE tree_size = %s").format(table)
+        leaves = bytes(self._links[since * 32 : size * 32])
         with self.shard.datastore.transaction(commit=True) as cursor:
-            cursor.execute(insert, (size, note))
+            cursor.execute(insert, (size, note, since, leaves))
             cursor.execute(select, (size,))
             row = cursor.fetchone()
         kept = row["note"] if row is not None else None
@@ -338,17 +422,26 @@ class ShardTree:
             return [(int(r["tree_size"]), str(r["note"])) for r in cursor.fetchall()]
 
     def _rows(self, after: int) -> Iterator[tuple[int, bytes | None]]:
+        """The rows after position `after`, in log order, a page per statement: one round
+        trip for the few rows a command's answer adds (a reader's `entries`), and the whole
+        log at a build. Positions commit in the order they are taken (append.sql), so a
+        page never skips a row that commits later."""
         query = SQL(
             "SELECT notification_id, chain_hash FROM {0} WHERE notification_id > %s "
-            "ORDER BY notification_id"
+            "ORDER BY notification_id LIMIT %s"
         ).format(self.shard.table(self.shard.tables.events))
-        with (
-            self.shard.datastore.get_connection() as conn,
-            conn.transaction(),
-            conn.cursor(name=f"senki_tree_{self.index}") as cursor,
-        ):
-            cursor.itersize = 10_000
-            cursor.execute(query, (after,))
-            for row in cursor:
+        datastore = self.shard.datastore
+        while True:
+            conn = datastore.lease()
+            try:
+                rows = conn.execute(query, (after, _PAGE)).fetchall()
+            except psycopg.Error as error:
+                raise datastore.failed(error) from error
+            finally:
+                datastore.release(conn)
+            for row in rows:
                 link = row["chain_hash"]
                 yield int(row["notification_id"]), None if link is None else bytes(link)
+            if len(rows) < _PAGE:
+                return
+            after = int(rows[-1]["notification_id"])

@@ -24,8 +24,11 @@ from infra.store.recorder import SenkiRecorder
 # append.sql's function reads; move_home.sql: senki.relocations); 10: group commit
 # (append_batch.sql: events_N_append_batch, several queued appends in one transaction; a
 # version-9 database gets it by running `senki db migrate` again); 11: every signed checkpoint
-# of each shard's Merkle tree (checkpoints.sql, issue 37)
-SCHEMA_VERSION = 11
+# of each shard's Merkle tree (checkpoints.sql, issue 37); 12: each checkpoint keeps the leaves
+# it added (checkpoints.sql), so a tree rebuilt after a restart names the exact first leaf
+# where the log parts from what was signed (a version-11 database gets them by running
+# `senki db migrate` again)
+SCHEMA_VERSION = 12
 # Read models (infra/projector): rebuildable from the log, so the service role owns their tables.
 READ_SCHEMA = "senki_read"
 _MIGRATION_LOCK = 0x53454E4B49  # "SENKI": one migrator at a time (k8s Job and embedded serve)

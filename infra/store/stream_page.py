@@ -43,3 +43,16 @@ def read_page(
         )
         for row in rows
     ]
+
+
+def placed_topics(ledger: Ledger, stream_id: UUID) -> list[tuple[str, int]]:
+    """Every event of the stream as (topic, log position), oldest first, nothing decoded: where
+    a read that already holds the state finds each event's position."""
+    target = ledger.shards[ledger.shard_of(stream_id)]
+    query = SQL(
+        "SELECT topic, notification_id FROM {0} WHERE originator_id = %s "
+        "ORDER BY originator_version"
+    ).format(target.table(target.tables.events))
+    with target.datastore.transaction(commit=False) as cursor:
+        cursor.execute(query, (stream_id,))
+        return [(str(row["topic"]), int(row["notification_id"])) for row in cursor.fetchall()]

@@ -13,8 +13,8 @@ import pytest
 from fastapi.testclient import TestClient
 
 from infra.services.runtime import Runtime
-from tests.api.conftest import Campaign, auth, open_campaign
-from tests.api.fight import started_fight
+from tests.api.conftest import Campaign, auth, key, open_campaign
+from tests.api.fight import open_fight, started_fight
 from tests.support import transparency as independent
 
 pytestmark = pytest.mark.postgres
@@ -206,3 +206,70 @@ def test_every_event_a_reader_gets_names_its_leaf_and_its_inclusion_proof_holds(
         log["leaf_index"], signed.size, leaf, b64(proof["hashes"])
     )
     assert root == signed.root
+
+
+def test_a_commands_answer_names_each_facts_leaf_as_events_does_and_so_does_its_retry(
+    client: TestClient,
+) -> None:
+    """A command's facts are placed by its append (their positions come back with it): the
+    answer names the same leaves `/events` does; a retry (the same Idempotency-Key) too."""
+    fight = open_fight(client)
+    at = fight.version()
+    sent = auth(fight.campaign.gm, **{"If-Match": f'"{at}"'}) | key()
+    body = {"command": "RollInitiative"}
+    path = f"/v1/encounters/{fight.id}/commands"
+    answered = client.post(path, headers=sent, json=body).json()
+    retried = client.post(path, headers=sent, json=body).json()
+    events = fight.get("/events", after=at).json()["events"]
+    assert [f["log"] for f in answered["facts"]] == [e["log"] for e in events]
+    assert [f["position"] for f in answered["facts"]] == [e["position"] for e in events]
+    assert all(f["log"] is not None for f in answered["facts"])
+    assert retried["facts"] == answered["facts"]
+
+
+def test_every_roll_of_a_roll_log_names_its_events_leaf_and_its_inclusion_proof_holds(
+    client: TestClient, runtime: Runtime, owner_url: str
+) -> None:
+    campaign = open_campaign(client)
+    player = campaign.token_for("aoi")
+    opened = campaign.post(
+        f"/v1/campaigns/{campaign.id}/rolls", json={"expression": "2D6", "name": "卓"}
+    )
+    assert opened.status_code == 201, opened.text
+    log_id = opened.json()["roll_log"]["id"]
+    second = campaign.post(
+        f"/v1/campaigns/{campaign.id}/rolls",
+        player,
+        json={"expression": "1D6", "roll_log_id": log_id},
+    ).json()["roll"]
+    read = client.get(f"/v1/roll-logs/{log_id}", headers=auth(player)).json()["entries"]
+    shard = shard_of(runtime, campaign)
+    held = dict(leaves(owner_url, shard))
+    order = [p for p, _ in leaves(owner_url, shard)]
+    assert [r["log"] for r in read][1] == second["log"]
+    assert [r["log"]["position"] for r in read] == [r["position"] for r in read]
+    for roll in read:
+        log = roll["log"]
+        assert log["shard"] == shard
+        assert bytes.fromhex(log["chain_hash"]) == held[log["position"]]
+        assert log["leaf_index"] == order.index(log["position"])
+    _, signed = checkpoint(client, shard)
+    proof = client.get(
+        f"/v1/log/{shard}/inclusion",
+        params={"position": second["log"]["position"], "size": signed.size},
+        headers=auth(player),
+    ).json()
+    root = independent.root_from_inclusion(
+        second["log"]["leaf_index"],
+        signed.size,
+        bytes.fromhex(second["log"]["chain_hash"]),
+        b64(proof["hashes"]),
+    )
+    assert root == signed.root
+    stranger = open_campaign(client)  # a token of another campaign: as if nothing stood there
+    theirs = client.get(
+        f"/v1/log/{shard}/inclusion",
+        params={"position": second["log"]["position"], "size": signed.size},
+        headers=auth(stranger.gm),
+    )
+    assert theirs.status_code == 404, theirs.text

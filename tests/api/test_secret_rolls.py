@@ -101,3 +101,29 @@ def test_a_players_own_secret_roll_shows_to_them_and_the_gm_only(client: TestCli
     assert read(campaign, log_id, tokens["aoi"])["entries"][1]["total"] == mine["total"]
     assert read(campaign, log_id, campaign.gm)["entries"][1]["total"] == mine["total"]
     assert read(campaign, log_id, tokens["mio"])["entries"][1]["withheld"] is True
+
+
+def test_a_withheld_roll_names_no_leaf_to_whom_it_is_withheld_until_the_reveal(
+    client: TestClient,
+) -> None:
+    """Every roll names the leaf of the event that recorded it (issue 37), but a withheld one
+    shows only its number: its position and leaf are a hash of all of it, and given only to
+    those who see it (the GM, the roller), then to everyone once the seed is revealed."""
+    campaign = open_campaign(client)
+    tokens = readers(campaign)
+    log_id = rolled(campaign, expression="1D6")["roll_log"]["id"]
+    mine = rolled(campaign, tokens["aoi"], roll_log_id=log_id, expression="1D100", secret=True)[
+        "roll"
+    ]
+    leaf = read(campaign, log_id, campaign.gm)["entries"][1]["log"]
+    assert leaf is not None
+    assert mine["log"] == leaf  # the roller's own answer names it
+    assert read(campaign, log_id, tokens["aoi"])["entries"][1]["log"] == leaf
+    for who in ("mio", "site"):
+        shown, withheld = read(campaign, log_id, tokens[who])["entries"]
+        assert shown["log"] is not None, who
+        assert (withheld["withheld"], withheld["position"], withheld["log"]) == (True, None, None)
+        assert leaf["chain_hash"] not in str(read(campaign, log_id, tokens[who])), who
+    campaign.post(f"/v1/roll-logs/{log_id}/reveal")
+    for who, token in tokens.items():
+        assert read(campaign, log_id, token)["entries"][1]["log"] == leaf, who

@@ -33,6 +33,7 @@ from infra.services.runtime import Runtime
 from infra.store.bundle import export_bundle, verify_bundle
 from infra.store.bundle_proofs import with_proofs
 from infra.store.chain import ChainRow, link
+from infra.store.migrate import migrate
 from infra.store.note import derive_signer
 from tests.integration.test_audit import small_fight
 from tests.integration.test_tamper_matrix import (
@@ -48,23 +49,9 @@ from tests.integration.test_tamper_matrix import (
 from tests.support import databases
 from tests.support import transparency as independent
 from tests.support.runtime import settings_for, start_runtime
-from tests.support.tampering import senki_verify
+from tests.support.tampering import senki_verify, superuser
 
 pytestmark = pytest.mark.postgres
-
-
-@pytest.fixture(autouse=True)
-def _one_shard(monkeypatch: pytest.MonkeyPatch) -> None:
-    """These cases run on a log of one shard, whatever the run's: on several, a witness run in
-    this harness now and then reads an empty checkpoint for a shard with no event yet ("the
-    origin changed"), an open finding (closing note of 2026-12-07)."""
-    monkeypatch.setenv("SENKI_TEST_SHARDS", "1")
-
-
-@pytest.fixture
-def database(pg_server: databases.TestServer, _one_shard: None) -> Iterator[str]:
-    with pg_server.fresh_database(shards=1) as name:
-        yield name
 
 
 @dataclass
@@ -138,6 +125,91 @@ def test_a_witness_holding_an_earlier_checkpoint_catches_the_rewrite(
         assert "first disagreeing leaf" in evidence
 
 
+RESTARTED = ["edit, chain recomputed", "delete", "insert", "reorder", "cut tail"]
+
+
+@pytest.mark.parametrize("name", RESTARTED)
+def test_after_a_restart_the_503_names_exactly_the_first_leaf_that_changed(
+    witnessed: Witnessed, name: str
+) -> None:
+    """The process that signed is gone: the tree is rebuilt from the tampered events, and the
+    leaves kept with each checkpoint say exactly where the log parts from what was signed."""
+    t = witnessed.table
+    with superuser(t.owner_url) as conn:
+        signed = [r[0] for r in conn.execute(f"SELECT notification_id FROM {t.events} ORDER BY 1")]
+    said = TAMPERINGS[name](t)  # "position P": the first row changed ("… after P …": cut)
+    if name == "edit, chain recomputed":
+        said = f"position {t.positions[t.version_of('CombatantJoined.v1')]}"
+    at = int(said.split("position ")[1].split()[0])
+    first = sum(p <= at for p in signed) if name == "cut tail" else sum(p < at for p in signed)
+    runtime = start_runtime(t.app_url, t.owner_url)  # a new process on the same database
+    try:
+        with TestClient(create_app(lambda: runtime, lambda _: None)) as client:
+            refused = client.get(f"/v1/log/{t.shard}/checkpoint")
+    finally:
+        runtime.close()
+    assert refused.status_code == 503, refused.text
+    found = refused.json()["evidence"]
+    assert found["leaf_index"] == first, found
+    assert f"the first disagreeing leaf is leaf {first}" in found["detail"], found
+    if name not in {"cut tail", "delete"}:  # else another event, or none, stands there
+        assert found["position"] == at, found
+
+
+def test_leaves_a_superuser_changed_in_the_checkpoints_point_nowhere_but_the_range(
+    witnessed: Witnessed,
+) -> None:
+    """The stored leaves are believed only as far as a signed root vouches for them: forged
+    to blame another leaf, they are set aside and the evidence is the range again."""
+    t = witnessed.table
+    edit_rechained(t)
+    checkpoints = f"senki.checkpoints_{t.shard}"
+    t.sql(
+        f"ALTER TABLE {checkpoints} DISABLE TRIGGER append_only_rows",
+        f"UPDATE {checkpoints} SET leaves = overlay(leaves placing '\\x00'::bytea from 1)",
+        f"ALTER TABLE {checkpoints} ENABLE TRIGGER append_only_rows",
+    )
+    runtime = start_runtime(t.app_url, t.owner_url)
+    try:
+        with TestClient(create_app(lambda: runtime, lambda _: None)) as client:
+            refused = client.get(f"/v1/log/{t.shard}/checkpoint")
+    finally:
+        runtime.close()
+    assert refused.status_code == 503, refused.text
+    found = refused.json()["evidence"]
+    assert "the first disagreeing leaf is between leaf 0" in found["detail"], found
+    assert found["leaf_index"] == 0, found
+
+
+def test_a_schema_11_log_migrated_again_keeps_leaves_from_its_next_checkpoint_on(
+    witnessed: Witnessed,
+) -> None:
+    """Checkpoints signed before schema 12 kept no leaves: migrated again, the table gets the
+    columns, the old rows stay as they were, and the next checkpoint keeps the leaves from
+    the last old one on (a restart's evidence is exact past it, the range before it)."""
+    t = witnessed.table
+    checkpoints = f"senki.checkpoints_{t.shard}"
+    t.sql(
+        f"ALTER TABLE {checkpoints} DROP COLUMN leaves_from, DROP COLUMN leaves",
+        "DELETE FROM senki.schema_migrations WHERE version > 11",
+    )
+    migrate(t.owner_url, app_role=databases.APP_ROLE, shards=databases.shard_count())
+    runtime = start_runtime(t.app_url, t.owner_url)
+    try:
+        _grow(runtime, t.shard)
+        runtime.log_trees.tree(t.shard).checkpoint()
+    finally:
+        runtime.close()
+    with superuser(t.owner_url) as conn:
+        rows = conn.execute(
+            f"SELECT tree_size, leaves_from, length(leaves) FROM {checkpoints} ORDER BY 1"
+        ).fetchall()
+    assert len(rows) == 2, rows
+    (old, *before), (new, *after) = rows
+    assert before == [None, None], rows  # signed before schema 12: nothing added to it
+    assert after == [old, (new - old) * 32], rows
+
+
 def _grow(runtime: Runtime, shard: int) -> None:
     """Append to `shard`'s log (with several shards, a new fight may land on another)."""
     for _ in range(50):
@@ -172,6 +244,63 @@ def test_the_running_service_refuses_to_sign_once_its_tree_and_log_part(
     assert code == FAILED, evidence
 
 
+def test_leaves_added_for_a_reader_are_checked_before_the_next_checkpoint_is_signed(
+    witnessed: Witnessed,
+) -> None:
+    """A command's answer (or any read) extends the tree past its last leaf without the check
+    of the leaves held; a rewrite made after that is still found before anything is signed."""
+    t = witnessed.table
+    runtime = start_runtime(t.app_url, t.owner_url)
+    try:
+        with TestClient(create_app(lambda: runtime, lambda _: None)) as client:
+            assert client.get(f"/v1/log/{t.shard}/checkpoint").status_code == 200
+            _grow(runtime, t.shard)
+            head = runtime.ledger.head(shard=t.shard).position
+            assert runtime.log_trees.entries(t.shard, [head])  # as a reader's answer asks
+            edit_rechained(t)
+            refused = client.get(f"/v1/log/{t.shard}/checkpoint")
+    finally:
+        runtime.close()
+    assert refused.status_code == 503, refused.text
+    edited = t.positions[t.version_of("CombatantJoined.v1")]
+    assert refused.json()["evidence"]["position"] == edited
+
+
+@pytest.fixture
+def three_shards(
+    pg_server: databases.TestServer, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[tuple[str, str]]:
+    """A log of three shards, none holding an event yet, whatever the run's shard count."""
+    monkeypatch.setenv("SENKI_TEST_SHARDS", "3")
+    with pg_server.fresh_database(shards=3) as name:
+        yield pg_server.url(name, user=databases.APP_ROLE), pg_server.url(name)
+
+
+def test_a_witness_of_shards_still_empty_keeps_their_empty_checkpoints_then_their_growth(
+    three_shards: tuple[str, str], tmp_path: Path
+) -> None:
+    """A deployment whose shards hold no event yet: each is signed as the tree of 0 leaves
+    under its own origin, and its first events are proved an extension of that."""
+    app_url, owner_url = three_shards
+    state = tmp_path / "witness.json"
+    runtime = start_runtime(app_url, owner_url)
+    try:
+        with TestClient(create_app(lambda: runtime, lambda _: None)) as client:
+            origins = client.get("/v1/log/key").json()["origins"]
+            lines: list[str] = []
+            first = run_witness(client, state, None, lines.append, delay=0.01)
+            empty = json.loads(state.read_text())["checkpoints"]
+            for shard in range(3):
+                _grow(runtime, shard)
+            second = run_witness(client, state, None, lines.append, delay=0.01)
+            grown = json.loads(state.read_text())["checkpoints"]
+    finally:
+        runtime.close()
+    assert (first, second) == (OK, OK), lines
+    assert [empty[str(i)].split("\n")[:2] for i in range(3)] == [[o, "0"] for o in origins]
+    assert all(int(grown[str(i)].split("\n")[1]) >= 2 for i in range(3)), grown
+
+
 def test_a_checkpoint_signed_with_another_key_is_refused(witnessed: Witnessed) -> None:
     """The host swaps the log's key (a forged checkpoint): the witness kept the real vkey."""
     code, evidence = witnessed.run(log_key_names=["forged.example"])
@@ -188,7 +317,7 @@ def test_a_witness_of_the_old_key_follows_the_log_through_a_key_rotation(
     settings = settings_for(witnessed.app_url, witnessed.owner_url).model_copy(update=rotated)
     runtime = bootstrap.start(settings)
     try:
-        small_fight(runtime, reveal=False)  # the log grows: the next checkpoint is signed anew
+        _grow(runtime, witnessed.table.shard)  # the next checkpoint is signed anew
         code, output = witnessed.run(runtime)
     finally:
         runtime.close()
@@ -200,13 +329,15 @@ def test_a_witness_of_the_old_key_follows_the_log_through_a_key_rotation(
 
 
 class StaleLog:
-    """A host that keeps serving the checkpoint the witness already has while the log grows."""
+    """A host that keeps serving the checkpoint the witness already has of one shard while
+    that shard's log grows (the other shards answered as they are: serving this note for
+    them too would be a checkpoint of another origin, which the witness rightly refuses)."""
 
-    def __init__(self, client: TestClient, note: str) -> None:
-        self.client, self.note = client, note
+    def __init__(self, client: TestClient, shard: int, note: str) -> None:
+        self.client, self.shard, self.note = client, shard, note
 
     def get(self, path: str) -> httpx.Response:
-        if path.endswith("/checkpoint"):
+        if path == f"/v1/log/{self.shard}/checkpoint":
             return httpx.Response(200, text=self.note)
         return self.client.get(path)
 
@@ -219,10 +350,10 @@ def test_a_log_whose_checkpoint_lags_its_head_past_the_signing_delay_is_reported
     try:
         with TestClient(create_app(lambda: runtime, lambda _: None)) as client:
             old = client.get(f"/v1/log/{t.shard}/checkpoint").text
-            small_fight(runtime, reveal=False)
+            _grow(runtime, t.shard)
             lines: list[str] = []
             code = run_witness(
-                StaleLog(client, old),  # type: ignore[arg-type]
+                StaleLog(client, t.shard, old),  # type: ignore[arg-type]
                 witnessed.state,
                 None,
                 lines.append,
@@ -231,7 +362,10 @@ def test_a_log_whose_checkpoint_lags_its_head_past_the_signing_delay_is_reported
     finally:
         runtime.close()
     assert code == FAILED
-    assert "stopped signing" in "\n".join(lines)
+    failed = [line for line in lines if line.startswith("FAIL")]
+    assert len(failed) == 1, lines  # the stale shard alone: the others are answered honestly
+    assert f"shard {t.shard}: " in failed[0], lines
+    assert "stopped signing" in failed[0], lines
 
 
 def test_an_unreachable_service_is_exit_3_from_the_command_line(tmp_path: Path) -> None:
