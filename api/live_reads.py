@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from uuid import UUID
 
 from api.encounter_views import event_public, reader_of
+from api.leaves import entries
 from domain.encounter.state import Encounter
 from domain.visibility.encounter import Policy
 from infra.services import EventPublic, Lens, LogEntry, Principal, Recorded, Runtime, read_page
@@ -147,6 +148,5 @@ def _framed(
 
 
 def _logs(runtime: Runtime, encounter_id: UUID, page: list[Recorded]) -> dict[int, LogEntry]:
-    """Each event's leaf in its shard's tree (issue 37)."""
-    shard = runtime.ledger.shard_of(encounter_id)
-    return runtime.log_trees.entries(shard, [r.position for r in page])
+    """Each event's leaf in its shard's tree (issue 37), as the events route gives it."""
+    return entries(runtime, encounter_id, [r.position for r in page])
