@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import cast
 
+from domain.encounter.commands import LABELS
 from domain.encounter.errors import NotPermitted, WrongState
 from domain.encounter.state import Encounter, record_kind
 from domain.events import DomainEvent
@@ -58,13 +59,23 @@ def require_legal(state: Encounter, command: Command, ctx: CommandContext) -> No
         )
         who = f" for {command.combatant}" if command.combatant else ""
         who_ja = f"（{command.combatant}）" if command.combatant else ""
+        # A Japanese table reads the commands by their Japanese names (the declarations').
+        labels = {**LABELS, **state.ruleset.labels}
+
+        def ja(name: str) -> str:
+            return labels[name].ja if name in labels else name
+
+        awaited_ja = "、".join(
+            f"{ja(a.command)}（{a.combatant}）" if a.combatant else ja(a.command)
+            for a in point.awaiting
+        )
         raise RuleViolation(
             state.ruleset.procedure_rule,
             f"{command.command_type}{who} is not legal now (turn {point.turn}, {point.phase}"
             f"{', ' + point.step if point.step else ''}); awaiting: {awaited or 'nothing'}",
-            ja=f"{command.command_type}{who_ja}は今は行えません（ターン {point.turn}、"
+            ja=f"{ja(command.command_type)}{who_ja}は今は行えません（ターン {point.turn}、"
             f"{point.phase}{'、' + point.step if point.step else ''}）。待っているもの："
-            f"{awaited or 'なし'}",
+            f"{awaited_ja or 'なし'}",
         )
     if ctx.is_gm:
         return  # the GM may act for any combatant (enemies, absent players)

@@ -29,7 +29,9 @@ def test_a_refusal_by_the_rules_answers_in_english_and_in_japanese(client: TestC
     problem = refused.json()
     assert problem["rule_id"] == "GD-TURN-1"
     assert problem["detail"].startswith("GD-TURN-1: Cleanup for ace is not legal now")
-    assert problem["detail_ja"].startswith("GD-TURN-1: Cleanup（ace）は今は行えません")
+    # The commands are named as the Japanese table names them, awaited ones too.
+    assert problem["detail_ja"].startswith("GD-TURN-1: クリーンナップ（ace）は今は行えません")
+    assert "待っているもの：イニシアチブを振る" in problem["detail_ja"], problem["detail_ja"]
     assert JAPANESE.search(problem["detail_ja"])
 
 

@@ -14,8 +14,9 @@ refusal with its dice, and to answer it without any number a die gave:
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
+from types import MappingProxyType
 
 from pydantic import BaseModel, ConfigDict
 
@@ -33,6 +34,7 @@ from domain.rules.ruleset import (
     Command,
     CommandContext,
     Entrant,
+    Labels,
     LegalCommand,
     ProcedurePoint,
     Ruleset,
@@ -75,6 +77,9 @@ class RiskyToss:
     sheet_model: type[BaseModel] = _Anything
     state_model: type[BaseModel] = Flips
     commands: tuple[type[Command], ...] = (Flip, Dare, Bet, Peek)
+    labels: Mapping[str, Labels] = MappingProxyType(
+        {c.command_type: Labels(en=c.command_type, ja=c.command_type) for c in commands}
+    )
     body_prefix = "Rt"
 
     def initial_state(self, options: JsonObject, battle_map: JsonObject) -> Flips:

@@ -6,7 +6,8 @@ recorded is stopped before any event is returned.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
+from types import MappingProxyType
 
 import pytest
 from pydantic import BaseModel, ConfigDict
@@ -22,6 +23,7 @@ from domain.rules.ruleset import (
     Command,
     CommandContext,
     Entrant,
+    Labels,
     LegalCommand,
     ProcedurePoint,
     Ruleset,
@@ -54,6 +56,7 @@ class CoinToss:
     sheet_model: type[BaseModel] = _Nothing
     state_model: type[BaseModel] = Toss
     commands: tuple[type[Command], ...] = (Flip,)
+    labels: Mapping[str, Labels] = MappingProxyType({"Flip": Labels(en="Flip", ja="コイントス")})
     record_dice = True
 
     def initial_state(self, options: JsonObject, battle_map: JsonObject) -> Toss:
