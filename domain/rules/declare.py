@@ -87,6 +87,14 @@ class Declarations(Generic[R, W]):
             raise RuntimeError("the ruleset has not sealed its declarations yet")
         return self._awaited[step]
 
+    def named_ja(self, command_type: str) -> str:
+        """The command's Japanese name (a refusal to a Japanese table names it so); its type
+        name if the rule system declares no such command."""
+        found = (
+            d.labels.ja for d in self._declared.values() if d.command.command_type == command_type
+        )
+        return next(found, command_type)
+
 
 def commands_of(declared: tuple[Declared[R, W], ...]) -> tuple[type[Command], ...]:
     return tuple(d.command for d in declared)

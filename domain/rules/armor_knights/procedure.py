@@ -103,7 +103,7 @@ def refusal(state: AkState, command: Command) -> RuleViolation | None:
         return RuleViolation(
             "AK-ARM-2",
             f"{unit.name} ({unit.id}) was shot down: {refused}",
-            ja=f"{unit.name}（{unit.id}）は撃墜されました：{command.command_type}は行えません",
+            ja=f"{unit.name}（{unit.id}）は撃墜されました：{cmd.DECLARED.named_ja(command.command_type)}は行えません",
         )
     answering = state.checks and state.checks[-1].target == unit.id
     if answering and unit.response_points <= 0:
@@ -112,6 +112,6 @@ def refusal(state: AkState, command: Command) -> RuleViolation | None:
             f"{unit.name} ({unit.id}) has 0 response points left (restored at the end of the"
             f" opponent's phase): {refused}",
             ja=f"{unit.name}（{unit.id}）は対応動作の値が 0 です（相手フェイズの終わりに回復）："
-            f"{command.command_type}は行えません",
+            f"{cmd.DECLARED.named_ja(command.command_type)}は行えません",
         )
     return None

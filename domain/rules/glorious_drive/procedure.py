@@ -211,5 +211,5 @@ def refusal(state: GdState, command: Command) -> RuleViolation | None:
     return RuleViolation(
         rule_id,
         f"{combatant.name} ({combatant.id}) {why}: {command.command_type} is refused",
-        ja=f"{combatant.name}（{combatant.id}）は{_OUT_JA[combatant.injury]}：{command.command_type}は行えません",
+        ja=f"{combatant.name}（{combatant.id}）は{_OUT_JA[combatant.injury]}：{cmd.DECLARED.named_ja(command.command_type)}は行えません",
     )

@@ -115,23 +115,24 @@ def refusal(state: WzState, command: Command) -> RuleViolation | None:
         return None
     who = f"{combatant.name} ({combatant.id})"
     refused = f"{command.command_type} is refused"
+    named = cmd.DECLARED.named_ja(command.command_type)
     if combatant.collapsed:
         return RuleViolation(
             "WZ-3",
             f"{who} has collapsed from fatigue (+10): {refused}",
-            ja=f"{who} は疲労（+10）で行動不能です：{command.command_type}は行えません",
+            ja=f"{who} は疲労（+10）で行動不能です：{named}は行えません",
         )
     if combatant.surrendered:
         return RuleViolation(
             "WZ-8",
             f"{who} has surrendered (F) and acts no more: {refused}",
-            ja=f"{who} は降伏（F）し、もう行動しません：{command.command_type}は行えません",
+            ja=f"{who} は降伏（F）し、もう行動しません：{named}は行えません",
         )
     held = [s.name for s in combatant.statuses if s.incapacitating]
     if held:
         return RuleViolation(
             "WZ-8",
             f"{who} cannot act under {', '.join(held)}: {refused}",
-            ja=f"{who} は{'、'.join(held)}のため行動できません：{command.command_type}は行えません",
+            ja=f"{who} は{'、'.join(held)}のため行動できません：{named}は行えません",
         )
     return None

@@ -90,3 +90,9 @@ def test_the_procedure_cannot_read_declarations_before_its_ruleset_sealed_them()
     declared: Declarations[object, str] = Declarations(("action",))
     with pytest.raises(RuntimeError, match="not sealed"):
         declared.awaited_in("action")
+
+
+def test_a_refusal_names_a_declared_command_in_japanese_and_an_unknown_one_as_sent() -> None:
+    # GD-INJ-1..4: "…は再起不能です：クリーンナップは行えません", not "Cleanupは行えません".
+    assert gd.DECLARED.named_ja("Cleanup") == "クリーンナップ"
+    assert gd.DECLARED.named_ja("NoSuchCommand") == "NoSuchCommand"
