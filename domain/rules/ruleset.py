@@ -45,9 +45,9 @@ class Command(BaseModel):
     """Its place among the commands written so far: a rule system lists its commands (its
     bodies, the commands a step awaits) in the order its commands.py writes them."""
 
-    @classmethod
-    def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
-        super().__pydantic_init_subclass__(**kwargs)
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        # Plain Python's hook: only a counter is set, nothing of the model's fields is read.
+        super().__init_subclass__(**kwargs)
         cls.written = next(_WRITTEN)
 
     @property
