@@ -12,7 +12,7 @@ from collections.abc import Iterator
 import pytest
 
 from tests.support.databases import APP_ROLE, TestServer, embedded_data_dir, external_url
-from tests.support.prerequisites import check_prerequisites
+from tests.support.prerequisites import check_prerequisites, refuse_if_missing
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -31,9 +31,14 @@ def pytest_configure(config: pytest.Config) -> None:
         os.environ["SENKI_TEST_DATABASE_URL"] = url
 
 
-def pytest_collection_finish(session: pytest.Session) -> None:
-    if not session.config.option.collectonly:
-        check_prerequisites(session.items)
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if not config.option.collectonly:
+        check_prerequisites(config, items)
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    refuse_if_missing(item)
 
 
 def pytest_report_header(config: pytest.Config) -> str:

@@ -17,6 +17,8 @@ import pytest
 from eventsourcing.application import Application
 
 from bench.plain_eventsourcing import Fight, commands
+from bench.suite import BENCHMARKS
+from bench.suite_rows import rows_of
 from bench.table_load import Step, Table, limit_of, next_command
 
 if TYPE_CHECKING:  # imported by name, pytest would try to collect it as a test class
@@ -111,6 +113,14 @@ def test_a_quick_run_reports_every_figure(pg_server: TestServer, tmp_path: Path)
         assert f"live tables per server core, {workers} worker(s)" in names
         assert f"server CPU per command, {workers} worker(s)" in names
     assert all(math.isfinite(f["value"]) and math.isfinite(f["reference"]) for f in figures)
+    # Each of the suite's table-load aims gets one row with a ratio, as `python -m bench` shows it.
+    (aims,) = [b.aims for b in BENCHMARKS if b.name == "table-load"]
+    rows = rows_of("table-load", figures, list(aims))
+    for aim in aims:
+        (row,) = [r for r in rows if aim.matches(r.figure)]
+        assert row.ratio is not None, row
+        assert math.isfinite(row.ratio), row
+        assert row.met in {True, False}, row
     # Every step's viewers saw the events their tables' commands appended.
     steps = json.loads(done.stdout.strip().splitlines()[-1])
     assert {"senki/1", "bare/1", "senki/2", "bare/2"} == set(steps)

@@ -7,6 +7,7 @@ root (Debian's packages) stops the run before the first test, with the command t
 
 from __future__ import annotations
 
+import fcntl
 import shutil
 import subprocess
 from collections.abc import Callable, Iterable
@@ -30,14 +31,22 @@ def _npm_folder(name: str, probe: str) -> Requirement:
     folder = SUPPORT / name
     command = ["npm", "ci", "--prefix", str(folder), "--no-audit", "--no-fund", "--loglevel=error"]
 
+    def present() -> bool:
+        return shutil.which("node") is not None and (folder / "node_modules" / probe).exists()
+
     def install() -> None:
         if shutil.which("npm") is None:
             return
-        subprocess.run(command, check=False, capture_output=True, timeout=600)
+        # The suite's worker processes (pytest-xdist) each settle prerequisites: one installs,
+        # the others wait for it and find the packages there.
+        with (folder / ".install.lock").open("w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            if not present():
+                subprocess.run(command, check=False, capture_output=True, timeout=600)
 
     return Requirement(
         f"the npm packages of tests/support/{name}",
-        lambda: shutil.which("node") is not None and (folder / "node_modules" / probe).exists(),
+        present,
         f"apt-get install -y nodejs npm && npm ci --prefix tests/support/{name}",
         install,
     )
@@ -73,7 +82,7 @@ def needed(items: Iterable[pytest.Item]) -> set[str]:
     return names
 
 
-def check_prerequisites(items: Iterable[pytest.Item]) -> None:
+def check_prerequisites(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Install what can be installed; stop the run, naming the fix, for what cannot."""
     missing = []
     for name in sorted(needed(items)):
@@ -82,9 +91,26 @@ def check_prerequisites(items: Iterable[pytest.Item]) -> None:
             requirement.install()
         if not requirement.present():
             missing.append(f"  - {requirement.what}: run `{requirement.fix}`")
-    if missing:
-        pytest.exit(
-            "the selected tests need what this machine lacks (nothing was skipped):\n"
-            + "\n".join(missing),
-            returncode=4,
-        )
+    if not missing:
+        return
+    why = "the selected tests need what this machine lacks (nothing was skipped):\n" + "\n".join(
+        missing
+    )
+    if not hasattr(config, "workerinput"):
+        pytest.exit(why, returncode=4)
+    # A pytest-xdist worker cannot stop the run with pytest.exit (the controller reports an
+    # internal error, pytest-xdist issue #1239): each worker keeps one test, which fails at
+    # once with the same words, and deselects the rest.
+    config.stash[_MISSING] = why
+    config.hook.pytest_deselected(items=items[1:])
+    del items[1:]
+
+
+_MISSING = pytest.StashKey[str]()
+
+
+def refuse_if_missing(item: pytest.Item) -> None:
+    """In a pytest-xdist worker that lacks a prerequisite: fail the one test it kept."""
+    why = item.config.stash.get(_MISSING, None)
+    if why is not None:
+        pytest.fail(why, pytrace=False)
