@@ -113,6 +113,7 @@ def test_an_edit_whose_link_was_recomputed_is_caught_by_the_next_event(
         joined["state"].encode(),
         joined["chain_prev"],
         None,
+        bytes.fromhex(joined["chain_salt"]),  # the forger holds the bundle, salts and all
     )
     joined["chain_hash"] = link(bytes.fromhex(joined["prev_hash"]), row).hex()
 

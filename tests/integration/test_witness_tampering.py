@@ -435,6 +435,7 @@ def test_a_forged_bundle_whose_links_were_recomputed_fails_its_inclusion_proof(
         last["state"].encode(),
         last["chain_prev"],
         None,
+        bytes.fromhex(last["chain_salt"]),  # the forger holds the bundle, salts and all
     )
     last["chain_hash"] = last["log"]["chain_hash"] = link(
         bytes.fromhex(last["prev_hash"]), row
