@@ -20,44 +20,13 @@ from infra.store.chain import SALT_BYTES, ChainRow, genesis_hash, link
 from infra.store.migrate import SCHEMA_VERSION, migrate, schema_version
 from infra.store.names import ShardTables
 from tests.support import databases
+from tests.support.chain_v12 import schema_12_chain_link
 from tests.support.tampering import senki_verify
 
 pytestmark = pytest.mark.postgres
 
 SHARD = ShardTables(0)
 EVENTS = f"senki.{SHARD.events}"
-
-# The schema-12 `chain_link` trigger function, as infra/sql/shard.sql defined it before the
-# salt: what stored every row a version-12 database holds.
-SCHEMA_12_CHAIN_LINK = f"""
-CREATE OR REPLACE FUNCTION senki.{SHARD.events}_chain_link() RETURNS trigger
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
-DECLARE
-    prev_id bigint;
-    prev_hash bytea;
-    topic_bytes bytea := convert_to(coalesce(NEW.topic, ''), 'UTF8');
-    state_bytes bytea := coalesce(NEW.state, ''::bytea);
-BEGIN
-    LOCK TABLE senki.{SHARD.write_lock} IN EXCLUSIVE MODE;
-    SELECT e.notification_id, e.chain_hash INTO prev_id, prev_hash
-      FROM {EVENTS} e ORDER BY e.notification_id DESC LIMIT 1;
-    IF prev_id IS NULL THEN
-        prev_id := 0;
-        prev_hash := sha256('{SHARD.chain_genesis.decode()}'::bytea);
-    END IF;
-    NEW.chain_prev := prev_id;
-    NEW.chain_hash := sha256(
-        prev_hash
-        || int8send(NEW.notification_id)
-        || uuid_send(NEW.originator_id)
-        || int8send(NEW.originator_version)
-        || int4send(octet_length(topic_bytes)) || topic_bytes
-        || int4send(octet_length(state_bytes)) || state_bytes
-    );
-    RETURN NEW;
-END
-$fn$;
-"""
 
 TOPIC = "CombatantJoined.v1"
 STATE = b'{"combatant_id":"grunt","sheet":{"hp":321}}'
@@ -158,7 +127,7 @@ def test_rows_stored_before_schema_13_keep_their_unsalted_links_in_one_verified_
     app_url: str, owner_url: str
 ) -> None:
     with psycopg.connect(owner_url, autocommit=True) as conn:
-        conn.execute(SCHEMA_12_CHAIN_LINK)  # given a shard as schema 12 left it
+        conn.execute(schema_12_chain_link(SHARD))  # given a shard as schema 12 left it
         conn.execute("DELETE FROM senki.schema_migrations WHERE version > 12")
     insert(app_url)
     insert(app_url)
