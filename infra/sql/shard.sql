@@ -7,6 +7,10 @@ CREATE TABLE IF NOT EXISTS {schema}.{write_lock} (locked boolean);
 
 ALTER TABLE {schema}.{events} ADD COLUMN IF NOT EXISTS chain_prev bigint;
 ALTER TABLE {schema}.{events} ADD COLUMN IF NOT EXISTS chain_hash bytea;
+-- Schema 13: a secret per-event salt inside the link, so a chain hash (every event's Merkle
+-- leaf, served to readers who see the event redacted) cannot be used to test guesses of a
+-- hidden value. NULL on rows stored before it: they keep the unsalted formula. Never served.
+ALTER TABLE {schema}.{events} ADD COLUMN IF NOT EXISTS chain_salt bytea;
 
 -- The hash chain: each row's hash covers the previous row's hash and this row's own columns,
 -- so an edit, a removal, an insertion or a reordering anywhere breaks every later link.
@@ -19,6 +23,8 @@ DECLARE
     prev_hash bytea;
     topic_bytes bytea := convert_to(coalesce(NEW.topic, ''), 'UTF8');
     state_bytes bytea := coalesce(NEW.state, ''::bytea);
+    -- 16 bytes, 122 of them random (core PostgreSQL >= 13, no extension the app role lacks).
+    salt bytea := uuid_send(gen_random_uuid());
 BEGIN
     LOCK TABLE {schema}.{write_lock} IN EXCLUSIVE MODE;
     SELECT e.notification_id, e.chain_hash INTO prev_id, prev_hash
@@ -32,11 +38,13 @@ BEGIN
             NEW.notification_id, prev_id USING ERRCODE = 'integrity_constraint_violation';
     END IF;
     NEW.chain_prev := prev_id;
+    NEW.chain_salt := salt;
     NEW.chain_hash := sha256(
         prev_hash
         || int8send(NEW.notification_id)
         || uuid_send(NEW.originator_id)
         || int8send(NEW.originator_version)
+        || salt
         || int4send(octet_length(topic_bytes)) || topic_bytes
         || int4send(octet_length(state_bytes)) || state_bytes
     );

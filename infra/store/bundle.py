@@ -24,12 +24,13 @@ from domain.encounter.events import EncounterOpened, EncounterSeedRevealed
 from domain.events import DomainEvent
 from domain.rules.records import EncounterDiceRolled
 from infra.store.bundle_proofs import proof_problems
-from infra.store.chain import ChainRow, genesis_hash, link
+from infra.store.chain import SALT_BYTES, ChainRow, genesis_hash, link
 from infra.store.ledger import Ledger
 from infra.store.names import ShardTables
 
 FORMAT = "senki-audit-bundle/1"
 _LINK = re.compile(r"[0-9a-f]{64}")  # a chain link as exported: 32 bytes, lowercase hex
+_SALT = re.compile(f"[0-9a-f]{{{2 * SALT_BYTES}}}")
 
 
 def export_bundle(
@@ -49,7 +50,7 @@ def _rows(ledger: Ledger, encounter_id: UUID, shard: int) -> list[dict[str, Any]
     # The previous link of each row is read in the same snapshot, beside the row itself.
     query = SQL(
         "SELECT e.notification_id, e.originator_version, e.topic, e.state, e.chain_prev, "
-        "e.chain_hash, p.chain_hash AS prev_hash FROM {0} e "
+        "e.chain_hash, e.chain_salt, p.chain_hash AS prev_hash FROM {0} e "
         "LEFT JOIN {0} p ON p.notification_id = e.chain_prev "
         "WHERE e.originator_id = %s ORDER BY e.originator_version"
     ).format(events)
@@ -97,6 +98,8 @@ def _event(row: dict[str, Any], genesis: bytes) -> dict[str, Any]:
         "chain_prev": chain_prev,
         "prev_hash": bytes(prev).hex() if prev is not None else None,
         "chain_hash": bytes(row["chain_hash"]).hex() if row["chain_hash"] is not None else None,
+        # The secret that blinds the link (schema 13); None for an event stored before it.
+        "chain_salt": bytes(row["chain_salt"]).hex() if row["chain_salt"] is not None else None,
     }
 
 
@@ -303,6 +306,9 @@ def _malformed_link(event: dict[str, Any]) -> str | None:
             return f"{name} is not a 64-digit lowercase hex link"
     if not isinstance(event.get("topic"), str) or not isinstance(event.get("state"), str):
         return "topic or state is not text"
+    salt = event.get("chain_salt")
+    if salt is not None and not (isinstance(salt, str) and _SALT.fullmatch(salt)):
+        return f"chain_salt is not null nor {2 * SALT_BYTES} lowercase hex digits"
     return None
 
 
@@ -347,6 +353,7 @@ def _chain_row(encounter_id: UUID, event: dict[str, Any]) -> ChainRow:
         state=event["state"].encode("utf-8"),
         chain_prev=event["chain_prev"],
         chain_hash=bytes.fromhex(event["chain_hash"]),
+        salt=None if event.get("chain_salt") is None else bytes.fromhex(event["chain_salt"]),
     )
 
 

@@ -1,7 +1,9 @@
 """Recomputing the hash chain of a shard's log (`senki verify`).
 
-A link is sha256(previous link ‖ int8 position ‖ uuid stream ‖ int8 version ‖ int4 len ‖ topic
-‖ int4 len ‖ state), the same bytes the `chain_link` trigger hashes (infra/sql/shard.sql). The
+A link is sha256(previous link ‖ int8 position ‖ uuid stream ‖ int8 version ‖ salt ‖ int4 len ‖
+topic ‖ int4 len ‖ state), the same bytes the `chain_link` trigger hashes (infra/sql/shard.sql).
+The salt is the row's secret 16 bytes (schema 13), so a served link tells nothing about a value
+the reader was not shown; a row stored before schema 13 has none and is hashed without it. The
 first link's previous hash is sha256(genesis), where genesis names the shard.
 """
 
@@ -13,6 +15,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from uuid import UUID
 
+SALT_BYTES = 16  # the trigger's uuid_send(gen_random_uuid())
+
 
 @dataclass(frozen=True)
 class ChainRow:
@@ -23,6 +27,7 @@ class ChainRow:
     state: bytes
     chain_prev: int | None
     chain_hash: bytes | None
+    salt: bytes | None  # None: stored before schema 13, linked by the unsalted formula
 
 
 @dataclass(frozen=True)
@@ -57,6 +62,7 @@ def link(previous: bytes, row: ChainRow) -> bytes:
         + struct.pack(">q", row.position)
         + row.stream_id.bytes
         + struct.pack(">q", row.version)
+        + (row.salt or b"")
         + struct.pack(">i", len(topic))
         + topic
         + struct.pack(">i", len(row.state))
@@ -100,6 +106,8 @@ def _check_row(row: ChainRow, previous_position: int, previous_hash: bytes) -> s
             f"the row was chained after position {row.chain_prev}, but position "
             f"{previous_position} stands before it: rows were inserted out of order or reordered"
         )
+    if row.salt is not None and len(row.salt) != SALT_BYTES:
+        return f"the row's salt is {len(row.salt)} bytes, not {SALT_BYTES}: it was altered"
     if link(previous_hash, row) != row.chain_hash:
         return "the row's contents do not match its chain link: the event was altered"
     return None

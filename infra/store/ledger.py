@@ -409,7 +409,7 @@ class Ledger:
     def _chain_rows(self, target: Shard) -> Iterator[ChainRow]:
         query = SQL(
             "SELECT notification_id, originator_id, originator_version, topic, state, "
-            "chain_prev, chain_hash FROM {0} ORDER BY notification_id"
+            "chain_prev, chain_hash, chain_salt FROM {0} ORDER BY notification_id"
         ).format(target.table(target.tables.events))
         with (
             target.datastore.get_connection() as conn,
@@ -448,6 +448,7 @@ def _chain_row(row: dict[str, Any]) -> ChainRow:
         state=bytes(row["state"] or b""),
         chain_prev=row["chain_prev"],
         chain_hash=bytes(row["chain_hash"]) if row["chain_hash"] is not None else None,
+        salt=bytes(row["chain_salt"]) if row["chain_salt"] is not None else None,
     )
 
 

@@ -27,8 +27,10 @@ from infra.store.recorder import SenkiRecorder
 # of each shard's Merkle tree (checkpoints.sql, issue 37); 12: each checkpoint keeps the leaves
 # it added (checkpoints.sql), so a tree rebuilt after a restart names the exact first leaf
 # where the log parts from what was signed (a version-11 database gets them by running
-# `senki db migrate` again)
-SCHEMA_VERSION = 12
+# `senki db migrate` again); 13: salted links (shard.sql: each new event's secret
+# chain_salt, so a served chain hash cannot test guesses of a hidden value; rows stored before
+# keep their unsalted links, which signed checkpoints already hold)
+SCHEMA_VERSION = 13
 # Read models (infra/projector): rebuildable from the log, so the service role owns their tables.
 READ_SCHEMA = "senki_read"
 _MIGRATION_LOCK = 0x53454E4B49  # "SENKI": one migrator at a time (k8s Job and embedded serve)

@@ -6,7 +6,10 @@ every reader (a player, another player, a viewer, a sheet site) reads every read
 then none of the hidden combatant's values appears anywhere in any answer; and the GM, who
 may see them, does find them (so the search can fail). The matrix is surface × reader ×
 rule system; a finding names all three and the value. The GM's secret roll (1D100+4271) is
-searched for the same way.
+searched for the same way. Each event's chain salt (schema 13) is a secret no role reads, the
+GM included: it keeps the chain hashes every reader gets blind (tests/api/test_salted_links.py),
+so every answer to every role is searched for every stored salt, in every spelling; the
+operator's audit bundle, which carries them, shows the search finds one.
 
 Every route of the API is read by a surface here, checked for secrets by a test elsewhere, or
 listed with why it cannot carry a secret: a test walks the OpenAPI document and fails on a
@@ -15,9 +18,11 @@ route in none of the three lists, naming the line to add (as the authorisation m
 
 from __future__ import annotations
 
+import base64
 import json
 import re
 import time
+import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,12 +31,14 @@ from typing import Any
 import httpx
 import pytest
 from fastapi.testclient import TestClient
+from psycopg.sql import SQL
 
 from api.app import create_app
 from infra.demo import ak as demo_ak
 from infra.demo import wz as demo_wz
 from infra.demo.table import DemoTable
 from infra.services.runtime import Runtime
+from infra.store.bundle import export_bundle
 from tests.api.conftest import auth, key
 from tests.api.fight import ACE_JOIN, Fight, ace_join, ace_shoots_grunt
 from tests.support.runtime import log_heads
@@ -524,6 +531,33 @@ def leaks(text: Any, values: set[int]) -> list[int]:
     return sorted(v for v in values if re.search(NUMBER.format(v), blob))
 
 
+def stored_salts(runtime: Runtime) -> set[bytes]:
+    """Every chain salt the log holds, on every shard."""
+    salts: set[bytes] = set()
+    for shard in runtime.ledger.shards:
+        query = SQL("SELECT chain_salt FROM {0} WHERE chain_salt IS NOT NULL").format(
+            shard.table(shard.tables.events)
+        )
+        with shard.datastore.transaction(commit=False) as cursor:
+            cursor.execute(query)
+            salts |= {bytes(row["chain_salt"]) for row in cursor.fetchall()}
+    return salts
+
+
+def salt_leaks(text: Any, salts: set[bytes]) -> int:
+    """How many salts appear in `text` as hex, base64 (either alphabet) or a UUID (the trigger
+    draws them as one)."""
+    blob = text if isinstance(text, str) else json.dumps(text, ensure_ascii=False)
+    folded = blob.lower()
+    return sum(
+        salt.hex() in folded
+        or str(uuid.UUID(bytes=salt)) in folded
+        or base64.b64encode(salt).decode().rstrip("=") in blob
+        or base64.urlsafe_b64encode(salt).decode().rstrip("=") in blob
+        for salt in salts
+    )
+
+
 def _gm_checks_in_secret(table: Table, values: set[int]) -> None:
     """The GM rolls against the hidden numbers in secret, in the table log (issue #35 §7)."""
     for value in sorted(values)[:3]:
@@ -570,13 +604,23 @@ def test_no_reader_finds_a_hidden_combatants_values_anywhere(
     assert leaks(seen_by_gm["table log"], values), "the GM must see their secret rolls"
     assert leaks(seen_by_gm["roll log (GM's secret roll)"], rolled) == sorted(rolled)
     assert json.loads(seen_by_gm["replay, hidden join renamed (unapplied)"])["unapplied"]
+    seen = {"gm": seen_by_gm} | {who: answers(table, who) for who in READERS}
     found = {
-        (surface, who, value)
+        (surface, who, str(value))
         for who in READERS
-        for surface, text in answers(table, who).items()
+        for surface, text in seen[who].items()
         for value in leaks(text, values)
     }
-    tried = len(SURFACES) * len(READERS)
+    salts = stored_salts(projected)
+    operators = export_bundle(projected.ledger, uuid.UUID(table.encounter))
+    assert salt_leaks(operators, salts) == len(operators["events"]), "the search finds a salt"
+    found |= {
+        (surface, who, f"{count} chain salt(s)")
+        for who, surfaces in seen.items()
+        for surface, text in surfaces.items()
+        if (count := salt_leaks(text, salts))
+    }
+    tried = len(SURFACES) * len(seen)
     assert not found, f"{ruleset}: {len(found)} leaks over {tried} surface × reader cases: " + (
         "; ".join(f"{s} to {w}: {v}" for s, w, v in sorted(found))
     )

@@ -60,6 +60,7 @@ class Differences(OnSenkiShard):
             *LIBRARY_EVENT_COLUMNS,
             ("chain_prev", "bigint"),
             ("chain_hash", "bytea"),
+            ("chain_salt", "bytea"),  # schema 13: the link's secret salt
         ]
         assert self._columns(self.tables.snapshots) == [
             *LIBRARY_EVENT_COLUMNS[:4],

@@ -85,6 +85,42 @@ def test_the_bundle_carries_what_a_player_needs(runtime: Runtime, bundle: dict[s
     assert bundle["events"][-1]["chain_hash"] == head.chain_hash
 
 
+def test_the_bundle_carries_each_events_salt_and_its_links_recompute_with_them(
+    runtime: Runtime, owner_url: str, bundle: dict[str, Any]
+) -> None:
+    """The operator's bundle holds the secret the API never serves: each event's chain salt,
+    so its links recompute offline (schema 13)."""
+    with psycopg.connect(owner_url) as conn:
+        query = f"SELECT notification_id, chain_salt FROM senki.events_{bundle['shard']}"
+        held = {str(p): bytes(s).hex() for p, s in conn.execute(query).fetchall()}
+    assert [e["chain_salt"] for e in bundle["events"]] == [
+        held[str(e["position"])] for e in bundle["events"]
+    ]
+    assert all(len(e["chain_salt"]) == 32 for e in bundle["events"])
+    assert verify_bundle(json.loads(json.dumps(bundle))).ok
+
+
+@pytest.mark.parametrize(
+    "altered",
+    [
+        pytest.param(lambda salt: "00" * 16, id="zeroed"),
+        pytest.param(lambda salt: salt[:-1] + ("0" if salt[-1] != "0" else "1"), id="one digit"),
+        pytest.param(lambda salt: None, id="removed"),
+    ],
+)
+def test_a_bundle_whose_salt_was_altered_names_the_event(
+    bundle: dict[str, Any], altered: Callable[[str], str | None]
+) -> None:
+    edited = copy.deepcopy(bundle)
+    joined = edited["events"][first(edited, "CombatantJoined.v1")]
+    joined["chain_salt"] = altered(joined["chain_salt"])
+
+    report = verify_bundle(edited)
+
+    assert positions(report.problems) == {joined["position"]}
+    assert "altered" in str(report.problems[0])
+
+
 def test_an_edited_event_is_named_by_its_position(bundle: dict[str, Any]) -> None:
     edited = copy.deepcopy(bundle)
     joined = edited["events"][first(edited, "CombatantJoined.v1")]
@@ -113,6 +149,7 @@ def test_an_edit_whose_link_was_recomputed_is_caught_by_the_next_event(
         joined["state"].encode(),
         joined["chain_prev"],
         None,
+        bytes.fromhex(joined["chain_salt"]),  # the forger holds the bundle, salts and all
     )
     joined["chain_hash"] = link(bytes.fromhex(joined["prev_hash"]), row).hex()
 

@@ -202,6 +202,46 @@ def edit_rechained(t: Table) -> str:
     return "the log at or before it was rewritten"
 
 
+def resalted(t: Table) -> str:
+    """A row's secret salt replaced (as by someone re-salting an old event)."""
+    version = t.version_of("CombatantJoined.v1")
+    t.sql(
+        f"UPDATE {t.events} SET chain_salt = uuid_send(gen_random_uuid()) "
+        "WHERE notification_id = %s",
+        args=(t.positions[version],),
+    )
+    return f"position {t.positions[version]}"
+
+
+def unsalted(t: Table) -> str:
+    """A row's salt removed, so its link would read as stored before schema 13."""
+    version = t.version_of("CombatantJoined.v1")
+    t.sql(
+        f"UPDATE {t.events} SET chain_salt = NULL WHERE notification_id = %s",
+        args=(t.positions[version],),
+    )
+    return f"position {t.positions[version]}"
+
+
+def swapped_salts(t: Table) -> str:
+    first, second = t.positions[2], t.positions[3]
+    t.sql(
+        f"UPDATE {t.events} e SET chain_salt = o.chain_salt FROM {t.events} o "
+        "WHERE (e.notification_id, o.notification_id) IN ((%s, %s), (%s, %s))",
+        args=(first, second, second, first),
+    )
+    return f"position {first}"
+
+
+def resalted_rechained(t: Table) -> str:
+    """A salt replaced and every later link recomputed: the chain holds, the sealed snapshot
+    (and any witness's checkpoint) not."""
+    resalted(t)
+    with superuser(t.owner_url) as conn:
+        rechain(conn, t.shard)
+    return "the log at or before it was rewritten"
+
+
 def forged_snapshot(t: Table) -> str:
     version = max(t.positions) - 1  # the genuine snapshot stands at the last version
     forge_snapshot(
@@ -259,6 +299,10 @@ CASES = {
     "edited die": Case(edited_die),
     "edited seed": Case(edited_seed),
     "edit, chain recomputed": Case(edit_rechained),
+    "salt replaced": Case(resalted),
+    "salt removed": Case(unsalted),
+    "salts swapped": Case(swapped_salts),
+    "salt replaced, chain recomputed": Case(resalted_rechained),
     "forged snapshot": Case(forged_snapshot),
     "cut tail": Case(cut_tail),
     "cut tail, witnesses removed": Case(cut_tail_unwitnessed, alone_finds=False),
@@ -301,6 +345,9 @@ BUNDLE_EDITS: dict[str, Callable[[dict[str, Any]], None]] = {
     "genesis": lambda b: b.update(chain_genesis="senki/chain/v1/events_9"),
     "shard": lambda b: b.update(shard=b["shard"] + 1),
     "chain_prev": lambda b: b["events"][0].update(chain_prev=b["events"][0]["chain_prev"] + 1),
+    "salt": lambda b: b["events"][1].update(chain_salt="00" * 16),
+    "salt removed": lambda b: b["events"][1].pop("chain_salt"),
+    "salt short": lambda b: b["events"][1].update(chain_salt=b["events"][1]["chain_salt"][:-2]),
 }
 
 

@@ -45,6 +45,7 @@ from tests.integration.test_tamper_matrix import (
     edited_die,
     insert,
     reorder,
+    resalted_rechained,
 )
 from tests.support import databases
 from tests.support import transparency as independent
@@ -99,6 +100,7 @@ def wipe_checkpoints(t: Table) -> None:
 TAMPERINGS: dict[str, Callable[[Table], str]] = {
     "edit, chain recomputed": edit_rechained,
     "edited die, chain recomputed": edited_die,
+    "salt replaced, chain recomputed": resalted_rechained,
     "delete": delete,
     "insert": insert,
     "reorder": reorder,
@@ -125,7 +127,14 @@ def test_a_witness_holding_an_earlier_checkpoint_catches_the_rewrite(
         assert "first disagreeing leaf" in evidence
 
 
-RESTARTED = ["edit, chain recomputed", "delete", "insert", "reorder", "cut tail"]
+RESTARTED = [
+    "edit, chain recomputed",
+    "salt replaced, chain recomputed",
+    "delete",
+    "insert",
+    "reorder",
+    "cut tail",
+]
 
 
 @pytest.mark.parametrize("name", RESTARTED)
@@ -138,7 +147,7 @@ def test_after_a_restart_the_503_names_exactly_the_first_leaf_that_changed(
     with superuser(t.owner_url) as conn:
         signed = [r[0] for r in conn.execute(f"SELECT notification_id FROM {t.events} ORDER BY 1")]
     said = TAMPERINGS[name](t)  # "position P": the first row changed ("… after P …": cut)
-    if name == "edit, chain recomputed":
+    if name.endswith(", chain recomputed"):
         said = f"position {t.positions[t.version_of('CombatantJoined.v1')]}"
     at = int(said.split("position ")[1].split()[0])
     first = sum(p <= at for p in signed) if name == "cut tail" else sum(p < at for p in signed)
@@ -435,6 +444,7 @@ def test_a_forged_bundle_whose_links_were_recomputed_fails_its_inclusion_proof(
         last["state"].encode(),
         last["chain_prev"],
         None,
+        bytes.fromhex(last["chain_salt"]),  # the forger holds the bundle, salts and all
     )
     last["chain_hash"] = last["log"]["chain_hash"] = link(
         bytes.fromhex(last["prev_hash"]), row

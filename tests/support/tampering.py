@@ -104,14 +104,21 @@ def forge_snapshot(
 def rechain(conn: psycopg.Connection[tuple[Any, ...]], shard: int = 0) -> None:
     """Recompute every link of a shard, as a superuser covering an edit would."""
     rows = conn.execute(
-        f"SELECT notification_id, originator_id, originator_version, topic, state "
+        f"SELECT notification_id, originator_id, originator_version, topic, state, chain_salt "
         f"FROM senki.events_{shard} ORDER BY notification_id"
     ).fetchall()
     previous_position, previous = 0, genesis_hash(ShardTables(shard).chain_genesis)
-    for position, stream, version, topic, state in rows:
+    for position, stream, version, topic, state, salt in rows:
         row = ChainRow(
-            int(str(position)), stream, int(str(version)), str(topic), bytes(state), None, None
-        )  # type: ignore[arg-type]
+            int(str(position)),
+            stream,  # type: ignore[arg-type]
+            int(str(version)),
+            str(topic),
+            bytes(state),  # type: ignore[arg-type]
+            None,
+            None,
+            None if salt is None else bytes(salt),  # type: ignore[arg-type]
+        )
         previous = link(previous, row)
         conn.execute(
             f"UPDATE senki.events_{shard} SET chain_prev = %s, chain_hash = %s "
