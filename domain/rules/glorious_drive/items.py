@@ -22,6 +22,8 @@ from domain.rules.glorious_drive.sheet import Item
 from domain.rules.glorious_drive.state import GdCombatant, GdState, PendingLoan
 from domain.rules.outcome import Decision
 
+# The steps an item's timing names, as the seed calls them (GD-MAIN-5 D, 2-4 and 2-5).
+_STEP_JA = {"action": "行動ステップ", "reaction": "対抗判定ステップ"}
 ADJACENT = 1  # GD-MAIN-5 C 隣接スクエア: orthogonally next to, or the same square (GD-SQ-1)
 
 
@@ -218,7 +220,8 @@ def use_item(run: Run, command: cmd.UseItem) -> None:
         raise RuleViolation(
             "GD-MAIN-8",
             f"{item.name} is used in the {item.timing} step, not the {step}",
-            ja=f"{item.name} を使うのは {step} ではなく {item.timing} のステップです",
+            ja=f"{item.name} を使うのは{_STEP_JA[item.timing]}で、"
+            f"{_STEP_JA['reaction' if reacting else 'action']}ではありません",
         )
     if command.negates_hit and not (reacting and run.ctx.is_gm):
         raise RuleViolation(

@@ -198,6 +198,7 @@ def test_GD_MAIN_8_an_item_for_the_reaction_step_is_refused_in_the_action_step()
     table = lending(equipped_items=["smoke"])
     refusal = refused(table, cmd.UseItem(combatant_id="ace", item="smoke"))
     assert refusal.rule_id == "GD-MAIN-8"
+    assert refusal.ja == "smoke を使うのは対抗判定ステップで、行動ステップではありません"
 
 
 def attacked_holding(*equipped: str) -> Table:
@@ -233,7 +234,9 @@ def test_GD_MAIN_8_only_the_gm_may_rule_that_the_item_stops_the_hit() -> None:
 
 def test_GD_MAIN_8_an_action_step_item_is_refused_in_the_reaction_step() -> None:
     table = attacked_holding("smoke", "goggles")
-    assert refused(table, cmd.UseItem(combatant_id="ace", item="goggles")).rule_id == "GD-MAIN-8"
+    refusal = refused(table, cmd.UseItem(combatant_id="ace", item="goggles"))
+    assert refusal.rule_id == "GD-MAIN-8"
+    assert refusal.ja == "goggles を使うのは行動ステップで、対抗判定ステップではありません"
 
 
 def test_GD_MAIN_5_F_GD_CHK_1_the_gm_rules_another_action_and_the_check_it_calls_for() -> None:
