@@ -28,7 +28,6 @@ from uuid import UUID
 
 import anyio
 from fastapi import APIRouter, Depends, Header, HTTPException, Query, Request
-from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import Response, StreamingResponse
 from fastapi.security import HTTPAuthorizationCredentials
 from pydantic import BaseModel, Field
@@ -246,8 +245,8 @@ async def _feed(
                 want = 100 if limit is None else min(100, limit - sent)
                 # One read a wake for every stream of the encounter in this process; the frames
                 # made once per view (api/live_reads.py). Its ticket: from before that read.
-                taken = await run_in_threadpool(
-                    reads.take, runtime, who, encounter_id, after=after, want=want, frame=_frame
+                taken = await reads.taken(
+                    runtime, who, encounter_id, after=after, want=want, frame=_frame
                 )
                 ticket, page = taken.ticket, taken.events
                 for recorded, framed in zip(page, taken.frames, strict=True):
