@@ -22,7 +22,7 @@ from api.encounter_commands import EncounterCommand, ruleset_of
 from api.encounter_views import (
     EncounterPublic,
     describe,
-    lens_for,
+    lens_since,
     reader_of,
     seen_line,
 )
@@ -233,7 +233,8 @@ def command(
         write = if_match_required(call.write)
         answer = _commanded(encounter_id, body, call.runtime, call.who, write, counted)
         answer = command_leaves(call.runtime, encounter_id, answer)
-        return _answer(answer, response, lens_for(call.runtime, call.who, encounter_id))
+        lens = lens_since(call.runtime, call.who, encounter_id, answer.version)
+        return _answer(answer, response, lens)
 
 
 def _commanded(
