@@ -59,6 +59,8 @@ from infra.services import (
     Write,
 )
 
+JSON = "application/json"
+
 router = APIRouter(tags=["encounters"])
 
 KeyDep = Annotated[Idempotency, Depends(idempotency_key)]
@@ -220,7 +222,7 @@ def command(
     call: AggregateWriteDep,
     tally: CommandTallyDep,
     response: Response,
-) -> CommandAnswer:
+) -> Response:
     """Issue a command on the version you read (If-Match); the answer carries the facts it
     produced (as you may see them), the new version (ETag) and what is awaited next. With
     hand dice a command that needs a die waits for it (`awaiting.die`): enter it with the
@@ -234,7 +236,15 @@ def command(
         answer = _commanded(encounter_id, body, call.runtime, call.who, write, counted)
         answer = command_leaves(call.runtime, encounter_id, answer)
         lens = lens_since(call.runtime, call.who, encounter_id, answer.version)
-        return _answer(answer, response, lens)
+        return _sent(_answer(answer, response, lens), response)
+
+
+def _sent(answer: CommandAnswer, response: Response) -> Response:
+    """The answer's JSON, returned as the response itself: a model returned by a sync route
+    is validated again on a worker thread, a second thread hop for every command, for an
+    answer the service built and `_answer` redacted as a `CommandAnswer` already."""
+    headers = {k: v for k, v in response.headers.items() if k != "content-length"}
+    return Response(answer.model_dump_json(by_alias=True), media_type=JSON, headers=headers)
 
 
 def _commanded(
