@@ -51,20 +51,19 @@ class LiveFeeds:
         """An event set whenever one of `streams` may have been appended to, and while `stop`
         is set or the watch does not vouch (every `GUARD_SECONDS`); the caller clears it
         before it reads."""
-        with self._lock:
+        waiter = (asyncio.get_running_loop(), asyncio.Event())
+        with self._lock:  # one block: a guard that finds no waiter ends, and is started again
             if watch not in self._watches:
                 self._watches.add(watch)
                 watch.listeners.append(self.heard)
             self._stops.add(stop)
+            for stream in streams:
+                self._waiting.setdefault(stream, set()).add(waiter)
             if self._guard is None:
                 self._guard = threading.Thread(
                     target=self._guarding, name="live-guard", daemon=True
                 )
                 self._guard.start()
-        waiter = (asyncio.get_running_loop(), asyncio.Event())
-        with self._lock:
-            for stream in streams:
-                self._waiting.setdefault(stream, set()).add(waiter)
         try:
             yield waiter[1]
         finally:

@@ -129,7 +129,7 @@ class SharedReads:
         loop = asyncio.get_running_loop()
         with self._lock:
             reading = page.reading.get(loop)
-            if reading is None:
+            if reading is None or reading.done():  # done, and the page not read: it failed
                 reading = loop.create_task(
                     run_in_threadpool(self._read, page, runtime, encounter_id, after)
                 )
