@@ -89,6 +89,16 @@ def lens_for(runtime: Runtime, who: Principal, encounter_id: UUID) -> Lens:
     return runtime.visibility.lens(state, reader)
 
 
+def lens_since(runtime: Runtime, who: Principal, encounter_id: UUID, version: int) -> Lens:
+    """`lens_for`, made from a state at least as new as `version` (the last of the events
+    to redact): the one this process holds when it is that new, else read."""
+    reader = reader_of(who)
+    if reader.is_gm:
+        return Lens(Policy())
+    state = runtime.encounters.at_least(encounter_id, version)
+    return runtime.visibility.lens(state, reader)
+
+
 def sees_all_of(who: Principal, controller: str) -> bool:
     return reader_of(who).is_gm or reader_of(who).controls(controller)
 

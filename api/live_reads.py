@@ -20,11 +20,14 @@ whole is read again.
 
 from __future__ import annotations
 
+import asyncio
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from uuid import UUID
+
+from fastapi.concurrency import run_in_threadpool
 
 from api.encounter_views import event_public, reader_of
 from api.leaves import entries
@@ -36,6 +39,7 @@ _KEPT = 1024  # pages kept: a few per live encounter of a table server
 
 # The combatants a reader's lens withholds (None: the GM's, withholding nothing).
 ViewKey = frozenset[str] | None
+Frame = Callable[[EventPublic], str]  # an event as the stream sends it
 
 
 @dataclass
@@ -48,6 +52,8 @@ class _Page:
     events: list[Recorded] | None = None  # None until read
     logs: dict[int, LogEntry] = field(default_factory=dict)
     state: Encounter | None = None  # loaded after the read, for the lenses of non-GMs
+    # The read under way on a worker thread, by event loop (`SharedReads.taken`).
+    reading: dict[asyncio.AbstractEventLoop, asyncio.Task[None]] = field(default_factory=dict)
     frames: dict[ViewKey, list[str]] = field(default_factory=dict)
 
 
@@ -71,7 +77,7 @@ class SharedReads:
         self._kept = kept
         self.reads = 0  # pages read from the store (what sharing saves; tests count it)
 
-    def take(
+    async def taken(
         self,
         runtime: Runtime,
         who: Principal,
@@ -79,19 +85,83 @@ class SharedReads:
         *,
         after: int,
         want: int,
-        frame: Callable[[EventPublic], str],
+        frame: Frame,
     ) -> Taken:
-        """The events after `after` (at most `want`), framed as `who` may see them. Blocking:
-        call it from a worker thread."""
+        """The events after `after` (at most `want`), framed as `who` may see them. The
+        streams of one loop that a wake finds on the same page await one read on a worker
+        thread, and frame from memory, without a thread hop of their own, when their view
+        needs nothing more from the store."""
         page = self._page(runtime, encounter_id, after, want)
-        with page.lock:  # the first stream woken reads; the others of the wake wait for it
-            if page.events is None:
-                page.events = read_page(runtime.ledger, encounter_id, after=after, limit=want)
-                page.logs = _logs(runtime, encounter_id, page.events) if page.events else {}
-                self.reads += 1
+        if page.events is None:
+            await self._reading(page, runtime, encounter_id, after)
+        found = self._ready(page, runtime, who, encounter_id, frame)
+        if found is not None:
+            return found
+        return await run_in_threadpool(self._take, runtime, who, frame, (encounter_id, after, want))
+
+    def _take(
+        self, runtime: Runtime, who: Principal, frame: Frame, where: tuple[UUID, int, int]
+    ) -> Taken:
+        """`taken` on a worker thread (blocking); `where`: the encounter, after, want."""
+        encounter_id, after, want = where
+        page = self._page(runtime, encounter_id, after, want)
+        self._read(page, runtime, encounter_id, after)
+        with page.lock:
             if not page.events:
                 return Taken(page.ticket, [], [], whole=True)
-            frames = _framed(runtime, who, encounter_id, page, frame)
+            frames = _framed(runtime, who, encounter_id, page, frame, reading=True)
+            assert frames is not None
+        return Taken(page.ticket, page.events, frames, _whole(page, runtime, encounter_id))
+
+    def _read(self, page: _Page, runtime: Runtime, encounter_id: UUID, after: int) -> None:
+        """Read the page, unless another stream did: the first woken reads, the others of the
+        wake wait for it. Its state too (no read while this process holds the encounter)."""
+        with page.lock:
+            if page.events is None:
+                page.events = read_page(runtime.ledger, encounter_id, after=after, limit=page.want)
+                page.logs = _logs(runtime, encounter_id, page.events) if page.events else {}
+                if page.events:
+                    page.state = runtime.encounters.through(encounter_id, page.events)
+                self.reads += 1
+
+    async def _reading(self, page: _Page, runtime: Runtime, encounter_id: UUID, after: int) -> None:
+        """`_read` on a worker thread, once for all the loop's streams awaiting this page."""
+        loop = asyncio.get_running_loop()
+        with self._lock:
+            reading = page.reading.get(loop)
+            if reading is None or reading.done():  # done, and the page not read: it failed
+                reading = loop.create_task(
+                    run_in_threadpool(self._read, page, runtime, encounter_id, after)
+                )
+                page.reading[loop] = reading
+        try:  # shielded: a stream whose client left does not cancel the others' read
+            await asyncio.shield(reading)
+        finally:
+            if reading.done():
+                with self._lock:
+                    page.reading.pop(loop, None)  # a failed read is tried again
+
+    def _ready(
+        self,
+        page: _Page,
+        runtime: Runtime,
+        who: Principal,
+        encounter_id: UUID,
+        frame: Frame,
+    ) -> Taken | None:
+        """What `take` gives when it needs no read and no wait: the page read, and its frames
+        for `who`'s view made, or made from memory. None: call `take`."""
+        if page.events is None or not page.lock.acquire(blocking=False):
+            return None
+        try:
+            if not page.events:
+                whole = _whole(page, runtime, encounter_id)
+                return Taken(page.ticket, [], [], whole=True) if whole else None
+            frames = _framed(runtime, who, encounter_id, page, frame, reading=False)
+        finally:
+            page.lock.release()
+        if frames is None:
+            return None
         return Taken(page.ticket, page.events, frames, _whole(page, runtime, encounter_id))
 
     def _page(self, runtime: Runtime, encounter_id: UUID, after: int, want: int) -> _Page:
@@ -122,22 +192,31 @@ def _framed(
     who: Principal,
     encounter_id: UUID,
     page: _Page,
-    frame: Callable[[EventPublic], str],
-) -> list[str]:
-    """The page's frames for `who`'s view, made once per view. Its lens is made after the
-    page was read (as `lens_for` says it must be), from the state loaded then."""
+    frame: Frame,
+    *,
+    reading: bool,
+) -> list[str] | None:
+    """The page's frames for `who`'s view, made once per view. Its lens is made from a
+    state at least as new as the page's last event (what `lens_for` asks of a read after the
+    page): it knows every combatant the page's events could name. Not `reading`: None if
+    making them needs the store."""
     reader = reader_of(who)
     if reader.is_gm:
         key: ViewKey = None
         lens = Lens(Policy())
     else:
-        if page.state is None:
-            page.state, _ = runtime.encounters.state(encounter_id)
+        if page.state is None:  # no read of its own while this process holds it (a command's)
+            if not reading:
+                return None
+            assert page.events is not None
+            page.state = runtime.encounters.through(encounter_id, page.events)
         state = page.state
         withheld = (c for c in state.combatants if c.hidden and not reader.controls(c.controller))
         key = frozenset(c.combatant_id for c in withheld)
         if key in page.frames:
             return page.frames[key]
+        if key and not reading:  # a lens withholding combatants reads what was blocked
+            return None
         lens = runtime.visibility.lens(state, reader)
     if key not in page.frames:
         assert page.events is not None

@@ -12,7 +12,7 @@ A stream lives no longer than the access it was opened with: its token is checke
 the access cache) whenever its campaign is appended to, and every `RECHECK_SECONDS` (from the
 log) while the append watch cannot vouch for the cache; the stream ends with a `closed` event
 once the token is revoked, its member left, or its role changed (a reconnect then reads as
-what the token is now, or gets the 401). It also ends within `QUIET_SECONDS` (and its jitter)
+what the token is now, or gets the 401). It also ends within `GUARD_SECONDS` (api/live.py)
 when the server begins to shut down, so an open stream never holds `senki serve` past its
 graceful timeout.
 """
@@ -28,7 +28,6 @@ from uuid import UUID
 
 import anyio
 from fastapi import APIRouter, Depends, Header, HTTPException, Query, Request
-from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import Response, StreamingResponse
 from fastapi.security import HTTPAuthorizationCredentials
 from pydantic import BaseModel, Field
@@ -60,9 +59,6 @@ HEARTBEAT_SECONDS = 15.0
 MAX_SECONDS = 600.0
 # How often an open stream checks its token again: how long a revoked token may still read.
 RECHECK_SECONDS = 1.0
-# How long an idle stream sleeps while the append watch vouches (appends wake it): how long
-# a shutdown, or a watch hanging silently, can go unnoticed.
-QUIET_SECONDS = 1.5
 RETRY_AFTER_SECONDS = 30  # a refused stream: when one of the token's may have ended
 
 
@@ -230,7 +226,8 @@ async def _feed(
     live = floods_of(request).live
     reads = live.reads
     # Woken by an append to the encounter, or to the campaign (a token revoked, a role changed).
-    with live.following(watch, encounter_id, who.campaign_id) as woken:
+    following = live.following(watch, encounter_id, who.campaign_id, stop=runtime.shutting_down)
+    with following as woken:
         while time.monotonic() < ends and not await request.is_disconnected():
             if runtime.shutting_down.is_set():
                 yield _closed(
@@ -246,8 +243,8 @@ async def _feed(
                 want = 100 if limit is None else min(100, limit - sent)
                 # One read a wake for every stream of the encounter in this process; the frames
                 # made once per view (api/live_reads.py). Its ticket: from before that read.
-                taken = await run_in_threadpool(
-                    reads.take, runtime, who, encounter_id, after=after, want=want, frame=_frame
+                taken = await reads.taken(
+                    runtime, who, encounter_id, after=after, want=want, frame=_frame
                 )
                 ticket, page = taken.ticket, taken.events
                 for recorded, framed in zip(page, taken.frames, strict=True):
@@ -261,20 +258,24 @@ async def _feed(
             if time.monotonic() - quiet_since > HEARTBEAT_SECONDS:
                 yield ": keep-alive\n\n"  # keeps proxies from closing an idle stream
                 quiet_since = time.monotonic()
-            with anyio.move_on_after(_quiet(ticket)):
+            # Its access checked without the watch's word: checked again on a timer.
+            recheck = ends if access.ticket is not None else access.checked_at + RECHECK_SECONDS
+            wake_by = min(ends, recheck)
+            with anyio.move_on_after(_quiet(ticket, quiet_since, wake_by)):
                 await woken.wait()
             woken.clear()  # what to read is the watch's to say (above), not the wake-up's
 
 
-def _quiet(ticket: int | None) -> float:
+def _quiet(ticket: int | None, quiet_since: float, wake_by: float) -> float:
     """How long a stream with nothing new sleeps unless woken. While the watch vouches, a wake
-    comes with every append; the timeout only bounds how long a watch whose connection hangs
-    without failing (it stops vouching after its trust_s) goes unnoticed, and its jitter keeps
-    the streams opened together from waking together. Else unheard appends are possible:
-    poll."""
+    comes with every append, and from the live feeds' guard when the server begins to shut
+    down or the watch stops vouching (api/live.py): it sleeps until its next keep-alive is
+    due or `wake_by` (its end, its access's recheck), with a jitter that keeps the streams
+    opened together from waking together. Else unheard appends are possible: poll."""
     if ticket is None:
         return POLL_SECONDS
-    return QUIET_SECONDS + random.random() / 2
+    due = min(quiet_since + HEARTBEAT_SECONDS, wake_by) - time.monotonic()
+    return max(0.0, due) + random.random() / 2
 
 
 def _closed(reason: str, detail: str) -> str:

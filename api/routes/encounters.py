@@ -22,7 +22,7 @@ from api.encounter_commands import EncounterCommand, ruleset_of
 from api.encounter_views import (
     EncounterPublic,
     describe,
-    lens_for,
+    lens_since,
     reader_of,
     seen_line,
 )
@@ -58,6 +58,8 @@ from infra.services import (
     Runtime,
     Write,
 )
+
+JSON = "application/json"
 
 router = APIRouter(tags=["encounters"])
 
@@ -220,7 +222,7 @@ def command(
     call: AggregateWriteDep,
     tally: CommandTallyDep,
     response: Response,
-) -> CommandAnswer:
+) -> Response:
     """Issue a command on the version you read (If-Match); the answer carries the facts it
     produced (as you may see them), the new version (ETag) and what is awaited next. With
     hand dice a command that needs a die waits for it (`awaiting.die`): enter it with the
@@ -233,7 +235,16 @@ def command(
         write = if_match_required(call.write)
         answer = _commanded(encounter_id, body, call.runtime, call.who, write, counted)
         answer = command_leaves(call.runtime, encounter_id, answer)
-        return _answer(answer, response, lens_for(call.runtime, call.who, encounter_id))
+        lens = lens_since(call.runtime, call.who, encounter_id, answer.version)
+        return _sent(_answer(answer, response, lens), response)
+
+
+def _sent(answer: CommandAnswer, response: Response) -> Response:
+    """The answer's JSON, returned as the response itself: a model returned by a sync route
+    is validated again on a worker thread, a second thread hop for every command, for an
+    answer the service built and `_answer` redacted as a `CommandAnswer` already."""
+    headers = {k: v for k, v in response.headers.items() if k != "content-length"}
+    return Response(answer.model_dump_json(by_alias=True), media_type=JSON, headers=headers)
 
 
 def _commanded(

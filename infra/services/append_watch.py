@@ -17,6 +17,16 @@ stale state:
   than `streams_kept`.
 A write of this process voids the tickets of the streams it appended to at once (the ledger
 tells `wrote` after the commit), without waiting for its own NOTIFY to come back.
+
+That NOTIFY, when it comes back, is dropped: it would only void again what `wrote` voided and
+wake every live stream of its encounter a second time, for an empty read. The ledger tells
+`expecting` the streams of an append before sending it (and `not_expected` if it failed);
+a NOTIFY is dropped only when every stream it names is still expected. That is exact enough
+to be safe because PostgreSQL delivers NOTIFYs in commit order: a NOTIFY heard while one of
+this process's appends to the same streams, sent on this very connection's watch, has not
+yet been heard committed no later than that append, which `wrote` (or the failure's void)
+covers. Each NOTIFY heard takes its streams out of the expected set, dropped or not, and
+losing the connection empties it: a mistake only ever wakes more.
 """
 
 from __future__ import annotations
@@ -76,6 +86,8 @@ class AppendWatch:
         self.generation = 0
         self.voided_at = 0  # the generation of the last event that voided every ticket
         self._appended: dict[UUID, int] = {}  # stream → generation of its last append heard
+        # Streams of this process's appends sent while listening whose NOTIFY is not heard yet.
+        self._expected: set[UUID] = set()
         self.listening = False
         self.heard_at = float("-inf")
         self._changed = threading.Condition()
@@ -111,7 +123,8 @@ class AppendWatch:
         self._tell(None)
 
     def appended(self, payload: str) -> None:
-        """An append was heard: void the tickets of the streams it names (all, if none)."""
+        """An append was heard: void the tickets of the streams it names (all, if none),
+        unless it is the echo of this process's own append (which `wrote` told)."""
         try:
             streams = [UUID(text) for text in payload.split(",")] if payload else []
         except ValueError:
@@ -119,7 +132,24 @@ class AppendWatch:
         if not streams:
             self.bump()
             return
-        self.wrote(streams)
+        with self._changed:
+            echo = self._expected.issuperset(streams)
+            self._expected.difference_update(streams)
+        if not echo:
+            self.wrote(streams)
+
+    def expecting(self, streams: list[UUID]) -> None:
+        """This process is about to append to these streams: their NOTIFY will be its echo."""
+        with self._changed:
+            if self.listening:  # else the NOTIFY may go unheard, or be heard on a later LISTEN
+                self._expected.update(streams)
+                if len(self._expected) > self.options.streams_kept:
+                    self._expected.clear()
+
+    def not_expected(self, streams: list[UUID]) -> None:
+        """The append to these streams failed: a NOTIFY naming them is no echo to drop."""
+        with self._changed:
+            self._expected.difference_update(streams)
 
     def wrote(self, streams: list[UUID]) -> None:
         """These streams were appended to (heard, or written by this very process): void
@@ -253,6 +283,7 @@ class AppendWatch:
             self.generation += 1  # whatever was held while (not) listening is suspect now
             self.voided_at = self.generation
             self.listening = listening
+            self._expected.clear()  # their NOTIFYs may have been sent to the lost connection
             self.heard_at = self.clock()
             self._changed.notify_all()
         self._tell(None)

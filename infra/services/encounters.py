@@ -30,6 +30,7 @@ from infra.services.executor import (
     new_stream_id,
 )
 from infra.store.ledger import ConcurrencyConflict
+from infra.store.mapper import Recorded
 from infra.store.stream_page import read_page
 
 _SEEDS_KEPT = 4096
@@ -204,6 +205,16 @@ class EncounterService:
         """The encounter now, or as it stood at `version`."""
         loaded = self.executor.load(encounter.KIND, encounter_id, upto=version)
         return loaded.state, loaded.version
+
+    def at_least(self, encounter_id: UUID, version: int) -> encounter.Encounter:
+        """The encounter at `version` or newer, without a read when this process holds it
+        (after its own command, say)."""
+        return self.executor.at_least(encounter.KIND, encounter_id, version).state
+
+    def through(self, encounter_id: UUID, read: Sequence[Recorded]) -> encounter.Encounter:
+        """The encounter at least as new as the last of its events just `read`, without a
+        read of its own when this process holds it (`Executor.through`)."""
+        return self.executor.through(encounter.KIND, encounter_id, read).state
 
     def known(self, encounter_id: UUID) -> tuple[encounter.Encounter, int]:
         """The encounter as this process last knew it, without a read when it can: to

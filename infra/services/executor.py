@@ -37,6 +37,7 @@ from infra.store.ledger import (
     StreamMoved,
     StreamWrite,
 )
+from infra.store.mapper import Recorded
 from infra.store.recorder import IdempotencyRecord
 
 S = TypeVar("S")
@@ -183,6 +184,31 @@ class Executor:
         if found is None:
             return self.load(kind, stream_id)
         return Loaded(found[1], found[0])
+
+    def at_least(self, kind: AggregateKind[S], stream_id: UUID, version: int) -> Loaded[S]:
+        """The aggregate at `version` or newer: the cached state when it is that new (a
+        cached state is the log's at its version), else loaded."""
+        found = self._cached(kind, stream_id, None)
+        if found is None or found[0] < version:
+            return self.load(kind, stream_id)
+        return Loaded(found[1], found[0])
+
+    def through(
+        self, kind: AggregateKind[S], stream_id: UUID, read: Sequence[Recorded]
+    ) -> Loaded[S]:
+        """The aggregate at least as new as the last of `read` (its events just read, in
+        order): the cached state when it is that new, or brought forward by those events;
+        else loaded. A cached state is the log's at its version, so one this new is as good
+        as a load after the read."""
+        found = self._cached(kind, stream_id, None)
+        if not read or found is None or found[0] < read[0].version - 1:
+            return self.load(kind, stream_id)
+        version, state = found
+        for recorded in read:
+            if recorded.version > version:
+                state, version = kind.evolve(state, recorded.event), recorded.version
+        self._remember(kind, stream_id, version, state)
+        return Loaded(state, version)
 
     def _forget(self, kind: AggregateKind[Any], stream_id: UUID, version: int) -> None:
         """Drop a cached state found stale at `version` (a newer one stays)."""

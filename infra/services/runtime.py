@@ -73,6 +73,12 @@ class Runtime:
         """Tell whichever watch the runtime holds now (a test may swap it) of our appends."""
         self.append_watch.wrote(streams)
 
+    def _expecting(self, streams: list[uuid.UUID]) -> None:
+        self.append_watch.expecting(streams)
+
+    def _not_expected(self, streams: list[uuid.UUID]) -> None:
+        self.append_watch.not_expected(streams)
+
     def __post_init__(self) -> None:
         self.executor = Executor(self.ledger)
         self.roll_logs = RollLogService(self.executor, self.dice_key, utc_now)
@@ -84,6 +90,8 @@ class Runtime:
             self.urls.service, shards=len(self.ledger.shards), shard_urls=self.urls.shards
         )
         self.ledger.appended.append(self._wrote)  # this process's own writes
+        self.ledger.appending.append(self._expecting)  # and their NOTIFYs, heard back
+        self.ledger.append_failed.append(self._not_expected)
         self.campaigns.access = WatchedStates[Campaign](self.append_watch)
         self.character_states = WatchedStates[Character](self.append_watch)
         self.disputes = DisputeService(self.executor, utc_now)

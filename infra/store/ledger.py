@@ -177,6 +177,10 @@ class Ledger:
         # Told the streams of every append this process made, once it committed: caches of
         # this process void what they hold of them at once, without waiting for the NOTIFY.
         self.appended: list[Callable[[list[UUID]], None]] = []
+        # Told the streams of an append about to be sent, and again if it failed: so the
+        # append watch knows which NOTIFYs it is about to hear are its own appends' echoes.
+        self.appending: list[Callable[[list[UUID]], None]] = []
+        self.append_failed: list[Callable[[list[UUID]], None]] = []
 
     def shard_of(self, stream_id: UUID) -> int:
         """The shard that holds (or will hold) a stream."""
@@ -226,8 +230,29 @@ class Ledger:
             for write in writes
             for offset, event in enumerate(write.events, start=1)
         ]
+        streams = list(dict.fromkeys(write.stream_id for write in writes if write.events))
+        for listener in self.appending if streams else ():
+            listener(streams)
         try:
-            ids = self.shards[shard].recorder.insert_events(stored, idempotency=idempotency)
+            ids = self._insert(shard, stored, writes, idempotency)
+        except BaseException:
+            for listener in self.append_failed if streams else ():
+                listener(streams)
+            raise
+        if streams:
+            for listener in self.appended:
+                listener(streams)
+        return list(ids or [])
+
+    def _insert(
+        self,
+        shard: int,
+        stored: list[StoredEvent],
+        writes: Sequence[StreamWrite],
+        idempotency: IdempotencyRecord | None,
+    ) -> Sequence[int] | None:
+        try:
+            return self.shards[shard].recorder.insert_events(stored, idempotency=idempotency)
         except IntegrityError as error:
             raise self._explain(error, writes, idempotency) from error
         except Exception as error:
@@ -237,11 +262,6 @@ class Ledger:
             for write in writes:  # every stream of the append: one campaign, moved together
                 self.placements.forget(write.stream_id)
             raise StreamMoved(moved, shard) from error
-        streams = list(dict.fromkeys(write.stream_id for write in writes if write.events))
-        if streams:
-            for listener in self.appended:
-                listener(streams)
-        return list(ids or [])
 
     def _explain(
         self,

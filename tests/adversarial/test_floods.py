@@ -148,9 +148,9 @@ def test_an_idle_live_stream_does_not_poll_the_database(
     waits: list[float] = []
     real_quiet = encounter_stream._quiet
 
-    def sleeps(ticket: int | None) -> float:
+    def sleeps(*args: Any) -> float:
         waits.append(time.monotonic())
-        return real_quiet(ticket)
+        return real_quiet(*args)
 
     monkeypatch.setattr(encounter_stream, "_quiet", sleeps)
     assert runtime.append_watch.wait_listening(10)

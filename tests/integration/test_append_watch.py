@@ -130,3 +130,90 @@ def test_a_notify_that_names_no_stream_voids_every_state(
 
     assert watch.wait_past(ticket, WAIT_S)
     assert states.get(campaign_id) is None
+
+
+def test_an_append_of_this_process_wakes_its_listeners_once_not_again_when_heard_back(
+    watch: AppendWatch, app_url: str
+) -> None:
+    """Given a ledger wired to the watch as a server's is, when it appends, then the watch
+    tells its listeners once (at the commit), and drops the append's own NOTIFY when it comes
+    back; another process's append, heard after it, is still told."""
+    from domain.events import DomainEvent
+    from infra.store.ledger import StreamWrite, open_ledger
+    from tests.contract.test_event_store import REGISTRY, opened
+
+    told: list[list[uuid.UUID] | None] = []
+    watch.listeners.append(told.append)
+    here, elsewhere = (
+        open_ledger(app_url, registry=REGISTRY),
+        open_ledger(app_url, registry=REGISTRY),
+    )
+    here.appending.append(watch.expecting)
+    here.appended.append(watch.wrote)
+    here.append_failed.append(watch.not_expected)
+    ours, theirs = uuid.uuid4(), uuid.uuid4()
+    try:
+        event: DomainEvent = opened()
+        here.append([StreamWrite(ours, 0, [event])])
+        ticket = watch.ticket()
+        assert ticket is not None
+        # NOTIFYs arrive in commit order: once theirs is heard, our echo was heard before it.
+        elsewhere.append([StreamWrite(theirs, 0, [opened()])])
+        assert watch.wait_past(ticket, WAIT_S)
+    finally:
+        here.close()
+        elsewhere.close()
+
+    assert told == [[ours], [theirs]]
+
+
+def test_a_notify_naming_a_stream_whose_append_failed_is_heard(
+    watch: AppendWatch, app_url: str
+) -> None:
+    """Given this process meant to append to a stream and failed, when another process
+    appends to it, then its NOTIFY voids the stream's states: it is no echo to drop."""
+    from infra.store.ledger import StreamWrite, open_ledger
+    from tests.contract.test_event_store import REGISTRY, opened
+
+    states, campaign_id = kept(watch)
+    watch.expecting([campaign_id])
+    watch.not_expected([campaign_id])
+    ticket = watch.ticket()
+    assert ticket is not None
+    elsewhere = open_ledger(app_url, registry=REGISTRY)
+    try:
+        elsewhere.append([StreamWrite(campaign_id, 0, [opened()])])
+    finally:
+        elsewhere.close()
+
+    assert watch.wait_past(ticket, WAIT_S)
+    assert states.get(campaign_id) is None
+
+
+def test_an_append_of_another_process_heard_before_this_process_s_own_is_covered_by_its_wrote(
+    watch: AppendWatch, app_url: str
+) -> None:
+    """Given this process is about to append to a stream, when another process's append to
+    it is heard first (it committed first: NOTIFYs come in commit order), then it is dropped
+    as the echo, and this process's own append, once committed, voids the stream's states;
+    the echo of that append, no longer expected, voids them once more."""
+    from infra.store.ledger import StreamWrite, open_ledger
+    from tests.contract.test_event_store import REGISTRY, opened
+
+    states, campaign_id = kept(watch)
+    watch.expecting([campaign_id])
+    ticket = watch.ticket()
+    assert ticket is not None
+    elsewhere = open_ledger(app_url, registry=REGISTRY)
+    try:
+        elsewhere.append([StreamWrite(campaign_id, 0, [opened()])])
+        other = uuid.uuid4()
+        elsewhere.append([StreamWrite(other, 0, [opened()])])
+        assert watch.wait_past(ticket, WAIT_S)  # the second heard: the first was, before it
+    finally:
+        elsewhere.close()
+    assert states.get(campaign_id) is not None  # dropped as this process's echo...
+
+    watch.wrote([campaign_id])  # ...which this process's commit then voids at once
+
+    assert states.get(campaign_id) is None

@@ -157,3 +157,41 @@ def test_a_refusal_on_a_stale_known_state_is_decided_again_on_the_log(log: Memor
 
     answer = here.execute(COUNTER, stream, at_least_ten, total_and_version)
     assert answer == {"total": 13, "version": 4}
+
+
+def test_a_state_through_events_just_read_is_the_known_one_brought_forward_without_a_read(
+    log: MemoryLog,
+) -> None:
+    """Given this process wrote a stream (it knows total 3 at version 2) and another writer
+    appended since, when a live stream read those new events, then the state through them is
+    the known one with them applied (what a load would give), read from nothing more."""
+    here, there = Executor(cast(Ledger, log)), Executor(cast(Ledger, log))
+    stream = uuid.uuid4()
+    log.streams[stream] = add(1)
+    run(here, stream, 2)
+    run(there, stream, 10)
+    read = log.read(stream, after=2)
+    reads = log.reads
+
+    through = here.through(COUNTER, stream, read)
+
+    assert (through.state, through.version) == (13, 3)
+    assert log.reads == reads
+    assert here.through(COUNTER, stream, log.read(stream, after=1)).state == 13  # already past
+
+
+def test_a_state_through_events_past_a_gap_is_loaded_from_the_log(log: MemoryLog) -> None:
+    """Given this process knows version 2 only, when the events read start after version 3,
+    then the known state cannot be brought forward to them: the stream is loaded."""
+    here, there = Executor(cast(Ledger, log)), Executor(cast(Ledger, log))
+    stream = uuid.uuid4()
+    log.streams[stream] = add(1)
+    run(here, stream, 2)
+    run(there, stream, 10)
+    run(there, stream, 100)
+    reads = log.reads
+
+    through = here.through(COUNTER, stream, log.read(stream, after=3))
+
+    assert (through.state, through.version) == (113, 4)
+    assert log.reads == reads + 2  # the events read, then the load
