@@ -19,6 +19,7 @@ import pytest
 from fastapi.testclient import TestClient
 from pydantic import SecretStr
 
+import api.live_reads
 from api.app import create_app
 from api.routes import encounter_stream
 from infra.cli.http_server import configured
@@ -144,7 +145,9 @@ def test_an_idle_live_stream_does_not_poll_the_database(
         reads.append(time.monotonic())
         return real_read(*args, **kwargs)
 
+    # Both places a stream reads events from: its own first page, and the wakes' shared reads.
     monkeypatch.setattr(encounter_stream, "read_page", counted)
+    monkeypatch.setattr(api.live_reads, "read_page", counted)
     waits: list[float] = []
     real_quiet = encounter_stream._quiet
 
@@ -175,6 +178,7 @@ def test_an_idle_live_stream_does_not_poll_the_database(
     listener.join(timeout=10)
     assert received
     assert received[0].count("\nevent: ") == 2  # the append still arrives
+    assert len(reads) > idle_reads, "the counter sees the read a wake makes"
     assert idle_reads <= 3, f"{idle_reads} reads of an idle fight in 2.5 s"
     assert idle_waits <= 4, f"the stream woke {idle_waits} times in 2.5 s with nothing new"
 

@@ -7,13 +7,13 @@ sheet to the GM and to its controller, to the other player and the viewer withou
 from __future__ import annotations
 
 import threading
-import time
 from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
 
 import api.live_reads
+from api.live_reads import Taken
 from infra.services import Recorded, read_page
 from tests.api.fight import join, open_fight
 from tests.api.test_encounter_stream import frames, stream
@@ -37,6 +37,19 @@ def test_four_readers_of_one_encounter_share_one_read_and_each_gets_its_own_view
         return page
 
     monkeypatch.setattr(api.live_reads, "read_page", counted)
+    waiting: set[object] = set()  # the readers whose stream has taken its first, empty, page
+    took_first = threading.Condition()
+    real_taken = api.live_reads.SharedReads.taken
+
+    async def taken(self: api.live_reads.SharedReads, *args: Any, **kwargs: Any) -> Taken:
+        got = await real_taken(self, *args, **kwargs)
+        if not got.events:
+            with took_first:
+                waiting.add(args[1])  # the stream's principal
+                took_first.notify_all()
+        return got
+
+    monkeypatch.setattr(api.live_reads.SharedReads, "taken", taken)
     received: dict[str, str] = {}
 
     def listen(by: str) -> None:
@@ -45,7 +58,8 @@ def test_four_readers_of_one_encounter_share_one_read_and_each_gets_its_own_view
     listeners = [threading.Thread(target=listen, args=(by,)) for by in READERS]
     for listener in listeners:
         listener.start()
-    time.sleep(1.0)  # every listener has read its first (empty) page
+    with took_first:  # every listener has read its first (empty) page: now it waits for a wake
+        assert took_first.wait_for(lambda: len(waiting) == len(READERS), timeout=30)
     join(fight, "spy", "aoi", "enemy", sheet(9, 9, hp=6661), hidden=True)
     for listener in listeners:
         listener.join(timeout=30)
