@@ -147,9 +147,13 @@ class AppendWatch:
                     self._expected.clear()
 
     def not_expected(self, streams: list[UUID]) -> None:
-        """The append to these streams failed: a NOTIFY naming them is no echo to drop."""
+        """The append to these streams failed: a NOTIFY naming them is no echo to drop. And one
+        already dropped as its echo may have been the very append it lost to, which no
+        `wrote` of this process will now cover: void the streams' tickets (and wake their
+        streams) as if it had been heard."""
         with self._changed:
             self._expected.difference_update(streams)
+        self.wrote(streams)
 
     def wrote(self, streams: list[UUID]) -> None:
         """These streams were appended to (heard, or written by this very process): void

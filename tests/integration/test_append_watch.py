@@ -217,3 +217,32 @@ def test_an_append_of_another_process_heard_before_this_process_s_own_is_covered
     watch.wrote([campaign_id])  # ...which this process's commit then voids at once
 
     assert states.get(campaign_id) is None
+
+
+def test_a_notify_taken_for_the_echo_of_an_append_that_then_failed_still_voids_the_stream(
+    watch: AppendWatch, app_url: str
+) -> None:
+    """Given this process is about to append to a stream, when another process's append to it
+    is heard first (dropped as the echo) and this process's append then fails (it lost the
+    race to that very append), then the stream's states are void all the same: no `wrote`
+    will come to cover the event that was dropped."""
+    from infra.store.ledger import StreamWrite, open_ledger
+    from tests.contract.test_event_store import REGISTRY, opened
+
+    states, campaign_id = kept(watch)
+    watch.expecting([campaign_id])
+    ticket = watch.ticket()
+    assert ticket is not None
+    elsewhere = open_ledger(app_url, registry=REGISTRY)
+    try:
+        elsewhere.append([StreamWrite(campaign_id, 0, [opened()])])
+        other = uuid.uuid4()
+        elsewhere.append([StreamWrite(other, 0, [opened()])])
+        assert watch.wait_past(ticket, WAIT_S)  # the second heard: the first was, before it
+    finally:
+        elsewhere.close()
+    assert states.get(campaign_id) is not None  # dropped as this process's echo
+
+    watch.not_expected([campaign_id])  # this process's append to it failed
+
+    assert states.get(campaign_id) is None
