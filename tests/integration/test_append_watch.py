@@ -52,6 +52,29 @@ def kept(watch: AppendWatch) -> tuple[WatchedStates[Campaign], uuid.UUID]:
     return states, campaign.id
 
 
+def heard_first_as_the_echo(
+    watch: AppendWatch, app_url: str
+) -> tuple[WatchedStates[Campaign], uuid.UUID]:
+    """Given a kept campaign state this process is about to append to, when another process's
+    append to it is heard first (it committed first: NOTIFYs come in commit order)."""
+    from infra.store.ledger import StreamWrite, open_ledger
+    from tests.contract.test_event_store import REGISTRY, opened
+
+    states, campaign_id = kept(watch)
+    watch.expecting([campaign_id])
+    ticket = watch.ticket()
+    assert ticket is not None
+    elsewhere = open_ledger(app_url, registry=REGISTRY)
+    try:
+        elsewhere.append([StreamWrite(campaign_id, 0, [opened()])])
+        other = uuid.uuid4()
+        elsewhere.append([StreamWrite(other, 0, [opened()])])
+        assert watch.wait_past(ticket, WAIT_S)  # the second heard: the first was, before it
+    finally:
+        elsewhere.close()
+    return states, campaign_id
+
+
 def test_a_watch_not_heard_from_within_its_trust_window_vouches_for_nothing(
     watch: AppendWatch, clock: Clock
 ) -> None:
@@ -197,21 +220,7 @@ def test_an_append_of_another_process_heard_before_this_process_s_own_is_covered
     it is heard first (it committed first: NOTIFYs come in commit order), then it is dropped
     as the echo, and this process's own append, once committed, voids the stream's states;
     the echo of that append, no longer expected, voids them once more."""
-    from infra.store.ledger import StreamWrite, open_ledger
-    from tests.contract.test_event_store import REGISTRY, opened
-
-    states, campaign_id = kept(watch)
-    watch.expecting([campaign_id])
-    ticket = watch.ticket()
-    assert ticket is not None
-    elsewhere = open_ledger(app_url, registry=REGISTRY)
-    try:
-        elsewhere.append([StreamWrite(campaign_id, 0, [opened()])])
-        other = uuid.uuid4()
-        elsewhere.append([StreamWrite(other, 0, [opened()])])
-        assert watch.wait_past(ticket, WAIT_S)  # the second heard: the first was, before it
-    finally:
-        elsewhere.close()
+    states, campaign_id = heard_first_as_the_echo(watch, app_url)
     assert states.get(campaign_id) is not None  # dropped as this process's echo...
 
     watch.wrote([campaign_id])  # ...which this process's commit then voids at once
@@ -226,21 +235,7 @@ def test_a_notify_taken_for_the_echo_of_an_append_that_then_failed_still_voids_t
     is heard first (dropped as the echo) and this process's append then fails (it lost the
     race to that very append), then the stream's states are void all the same: no `wrote`
     will come to cover the event that was dropped."""
-    from infra.store.ledger import StreamWrite, open_ledger
-    from tests.contract.test_event_store import REGISTRY, opened
-
-    states, campaign_id = kept(watch)
-    watch.expecting([campaign_id])
-    ticket = watch.ticket()
-    assert ticket is not None
-    elsewhere = open_ledger(app_url, registry=REGISTRY)
-    try:
-        elsewhere.append([StreamWrite(campaign_id, 0, [opened()])])
-        other = uuid.uuid4()
-        elsewhere.append([StreamWrite(other, 0, [opened()])])
-        assert watch.wait_past(ticket, WAIT_S)  # the second heard: the first was, before it
-    finally:
-        elsewhere.close()
+    states, campaign_id = heard_first_as_the_echo(watch, app_url)
     assert states.get(campaign_id) is not None  # dropped as this process's echo
 
     watch.not_expected([campaign_id])  # this process's append to it failed
