@@ -26,11 +26,16 @@ LogLine = tuple[str, str]  # (English, Japanese)
 
 
 class Labels(NamedTuple):
-    """A command's name for the table (the page's buttons, the log)."""
+    """A name for the table: a command's (the page's buttons, the log) or a phase's or step's."""
 
     en: str
     ja: str
 
+
+# Phases more than one rule system's procedure reports around its own turns: before the first
+# one, and once the fight is decided. No seed names them, so they are plain words.
+SETUP = Labels(en="setup", ja="準備")
+OVER = Labels(en="over", ja="戦闘終了")
 
 _WRITTEN = itertools.count(1)
 
@@ -151,6 +156,13 @@ class Ruleset(Protocol[S]):
     def labels(self) -> Mapping[str, Labels]:
         """Each command's name for the table in English and Japanese, by command name (the
         page shows them; they come from the declarations, domain/rules/declare.py)."""
+        ...
+
+    @property
+    def phase_labels(self) -> Mapping[str, Labels]:
+        """Each phase and step its procedure reports (`ProcedurePoint.phase`, `.step`) by id,
+        with its name for the table in English and Japanese (the seed's, where it names one):
+        the page and the refusals name the point of the procedure by these."""
         ...
 
     @property

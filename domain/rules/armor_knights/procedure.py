@@ -12,7 +12,7 @@ from __future__ import annotations
 from domain.frozen import last_answer
 from domain.rules.armor_knights import commands as cmd
 from domain.rules.armor_knights.commands import Step
-from domain.rules.armor_knights.state import AkState, AkUnit
+from domain.rules.armor_knights.state import AkState, AkUnit, ProcedureStep
 from domain.rules.errors import RuleViolation
 from domain.rules.ruleset import Command, LegalCommand, ProcedurePoint
 
@@ -24,7 +24,7 @@ _awaited = cmd.DECLARED.awaited_in
 def procedure(state: AkState) -> ProcedurePoint:
     """AK-TURN-1: turn, phase, step (an open check, a move under way), who acts."""
     acting = state.acting
-    step = None
+    step: ProcedureStep | None = None
     if state.checks:
         step = "check"
     elif acting is not None and state.combatants[acting].moving is not None:

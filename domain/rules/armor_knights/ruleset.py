@@ -12,6 +12,7 @@ from domain.rules.armor_knights import actions, armor, attack, movement, turn, v
 from domain.rules.armor_knights import commands as cmd
 from domain.rules.armor_knights.evolve import evolve, joined
 from domain.rules.armor_knights.options import ArmorKnightsOptions
+from domain.rules.armor_knights.phases import PHASE_LABELS
 from domain.rules.armor_knights.procedure import legal_commands, procedure, refusal
 from domain.rules.armor_knights.run import Run
 from domain.rules.armor_knights.sheet import AkMap, AkSheet
@@ -51,6 +52,7 @@ class ArmorKnights:
     state_model: type[BaseModel] = AkState
     commands: tuple[type[Command], ...] = commands_of(DECLARED)
     labels: Mapping[str, Labels] = labels_of(DECLARED)
+    phase_labels: Mapping[str, Labels] = PHASE_LABELS
     body_prefix = "Ak"
 
     def initial_state(self, options: JsonObject, battle_map: JsonObject) -> AkState:

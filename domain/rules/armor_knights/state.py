@@ -12,6 +12,8 @@ from domain.rules.armor_knights.sheet import AkMap, AkSheet, Band, Cell
 from domain.rules.errors import RuleViolation
 
 Phase = Literal["setup", "first_move", "phase", "over"]
+# Where the acting side's phase stands (procedure.py): a check open, or a move under way.
+ProcedureStep = Literal["check", "moving"]
 Mode = Literal["treated", "reduced"]  # AK-ARM-1: 〜したものとして / 〜する
 Lasts = Literal["turn", "until_shot_down"]
 Axis = Literal["M", "F"]

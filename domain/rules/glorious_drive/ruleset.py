@@ -23,6 +23,7 @@ from domain.rules.glorious_drive import commands as cmd
 from domain.rules.glorious_drive.evolve import evolve, joined
 from domain.rules.glorious_drive.log import LOG
 from domain.rules.glorious_drive.options import GloriousDriveOptions
+from domain.rules.glorious_drive.phases import PHASE_LABELS
 from domain.rules.glorious_drive.procedure import legal_commands, procedure, refusal
 from domain.rules.glorious_drive.run import Run
 from domain.rules.glorious_drive.sheet import GdMap, GdSheet
@@ -55,6 +56,7 @@ class GloriousDrive:
     state_model: type[BaseModel] = GdState
     commands: tuple[type[Command], ...] = commands_of(DECLARED)
     labels: Mapping[str, Labels] = labels_of(DECLARED)
+    phase_labels: Mapping[str, Labels] = PHASE_LABELS
     body_prefix = ""
 
     def initial_state(self, options: JsonObject, battle_map: JsonObject) -> GdState:

@@ -25,6 +25,7 @@ from domain.rules.wizardry_round import action, checks, declaration, initiative,
 from domain.rules.wizardry_round import commands as cmd
 from domain.rules.wizardry_round.evolve import evolve, joined
 from domain.rules.wizardry_round.options import WizardryRoundOptions
+from domain.rules.wizardry_round.phases import PHASE_LABELS
 from domain.rules.wizardry_round.procedure import legal_commands, procedure, refusal
 from domain.rules.wizardry_round.run import Run
 from domain.rules.wizardry_round.sheet import WzMap, WzSheet
@@ -51,6 +52,7 @@ class WizardryRound:
     state_model: type[BaseModel] = WzState
     commands: tuple[type[Command], ...] = commands_of(DECLARED)
     labels: Mapping[str, Labels] = labels_of(DECLARED)
+    phase_labels: Mapping[str, Labels] = PHASE_LABELS
     body_prefix = "Wz"
 
     def initial_state(self, options: JsonObject, battle_map: JsonObject) -> WzState:

@@ -11,6 +11,7 @@ from domain.events import DomainEvent, JsonObject
 from domain.rules.outcome import Decision
 from domain.rules.records import Dice
 from domain.rules.ruleset import (
+    OVER,
     Command,
     CommandContext,
     Entrant,
@@ -47,6 +48,9 @@ class HighRoll:
     state_model: type[BaseModel] = HrState
     commands: tuple[type[Command], ...] = COMMANDS
     labels: Mapping[str, Labels] = MappingProxyType({"Roll": Labels(en="Roll", ja="ダイスを振る")})
+    phase_labels: Mapping[str, Labels] = MappingProxyType(
+        {"rolling": Labels(en="rolling", ja="ダイスを振る"), "over": OVER}
+    )
     body_prefix = "Hr"
 
     def initial_state(self, options: JsonObject, battle_map: JsonObject) -> HrState:

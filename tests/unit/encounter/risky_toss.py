@@ -80,6 +80,7 @@ class RiskyToss:
     labels: Mapping[str, Labels] = MappingProxyType(
         {c.command_type: Labels(en=c.command_type, ja=c.command_type) for c in commands}
     )
+    phase_labels: Mapping[str, Labels] = MappingProxyType({"toss": Labels(en="toss", ja="トス")})
     body_prefix = "Rt"
 
     def initial_state(self, options: JsonObject, battle_map: JsonObject) -> Flips:

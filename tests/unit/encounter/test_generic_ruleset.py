@@ -20,6 +20,7 @@ from domain.rules.errors import RuleViolation
 from domain.rules.outcome import Decision
 from domain.rules.records import Dice, EncounterEnded, RulingRecorded
 from domain.rules.ruleset import (
+    OVER,
     Command,
     CommandContext,
     Entrant,
@@ -57,6 +58,9 @@ class CoinToss:
     state_model: type[BaseModel] = Toss
     commands: tuple[type[Command], ...] = (Flip,)
     labels: Mapping[str, Labels] = MappingProxyType({"Flip": Labels(en="Flip", ja="コイントス")})
+    phase_labels: Mapping[str, Labels] = MappingProxyType(
+        {"toss": Labels(en="toss", ja="コイントス"), "over": OVER}
+    )
     record_dice = True
 
     def initial_state(self, options: JsonObject, battle_map: JsonObject) -> Toss:
