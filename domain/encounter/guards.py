@@ -65,6 +65,13 @@ def require_legal(state: Encounter, command: Command, ctx: CommandContext) -> No
         def ja(name: str) -> str:
             return labels[name].ja if name in labels else name
 
+        # …and the point of the procedure by its phase's and step's Japanese names.
+        phases = state.ruleset.phase_labels
+        at_ja = "、".join(
+            phases[word].ja if word in phases else word
+            for word in (point.phase, point.step)
+            if word
+        )
         awaited_ja = "、".join(
             f"{ja(a.command)}（{a.combatant}）" if a.combatant else ja(a.command)
             for a in point.awaiting
@@ -74,7 +81,7 @@ def require_legal(state: Encounter, command: Command, ctx: CommandContext) -> No
             f"{command.command_type}{who} is not legal now (turn {point.turn}, {point.phase}"
             f"{', ' + point.step if point.step else ''}); awaiting: {awaited or 'nothing'}",
             ja=f"{ja(command.command_type)}{who_ja}は今は行えません（ターン {point.turn}、"
-            f"{point.phase}{'、' + point.step if point.step else ''}）。待っているもの："
+            f"{at_ja}）。待っているもの："
             f"{awaited_ja or 'なし'}",
         )
     if ctx.is_gm:

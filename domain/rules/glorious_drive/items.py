@@ -15,6 +15,7 @@ from domain.rules.glorious_drive import commands as cmd
 from domain.rules.glorious_drive import events as ev
 from domain.rules.glorious_drive.checks import general_check
 from domain.rules.glorious_drive.commands import DECLARED
+from domain.rules.glorious_drive.phases import PHASE_LABELS
 from domain.rules.glorious_drive.position import distance
 from domain.rules.glorious_drive.reaction import finish_if_settled, hit_after_reaction
 from domain.rules.glorious_drive.run import Run
@@ -22,8 +23,6 @@ from domain.rules.glorious_drive.sheet import Item
 from domain.rules.glorious_drive.state import GdCombatant, GdState, PendingLoan
 from domain.rules.outcome import Decision
 
-# The steps an item's timing names, as the seed calls them (GD-MAIN-5 D, 2-4 and 2-5).
-_STEP_JA = {"action": "行動ステップ", "reaction": "対抗判定ステップ"}
 ADJACENT = 1  # GD-MAIN-5 C 隣接スクエア: orthogonally next to, or the same square (GD-SQ-1)
 
 
@@ -220,8 +219,9 @@ def use_item(run: Run, command: cmd.UseItem) -> None:
         raise RuleViolation(
             "GD-MAIN-8",
             f"{item.name} is used in the {item.timing} step, not the {step}",
-            ja=f"{item.name} を使うのは{_STEP_JA[item.timing]}で、"
-            f"{_STEP_JA['reaction' if reacting else 'action']}ではありません",
+            # The steps an item's timing names, as the seed calls them (2-4 and 2-5).
+            ja=f"{item.name} を使うのは{PHASE_LABELS[item.timing].ja}で、"
+            f"{PHASE_LABELS['reaction' if reacting else 'action'].ja}ではありません",
         )
     if command.negates_hit and not (reacting and run.ctx.is_gm):
         raise RuleViolation(

@@ -8,21 +8,10 @@ from __future__ import annotations
 from domain.rules.outcome import Decision
 from domain.rules.wizardry_round import events as ev
 from domain.rules.wizardry_round.fatigue import fatigue
+from domain.rules.wizardry_round.phases import PHASE_LABELS
 from domain.rules.wizardry_round.run import Run
 from domain.rules.wizardry_round.state import Phase
 from domain.rules.wizardry_round.tp import Starter, combat_start_gains, enemy_tp
-
-_JA: dict[str, str] = {
-    "combat_start": "戦闘開始フェイズ",
-    "fatigue": "疲労フェイズ",
-    "identification": "正体判別フェイズ",
-    "declaration": "行動宣言フェイズ",
-    "strategy": "兵法フェイズ",
-    "initiative": "イニシアチブ・フェイズ",
-    "action": "アクション・フェイズ",
-    "recovery": "回復フェイズ",
-    "end": "終了フェイズ",
-}
 
 
 def enter(run: Run, phase: Phase, round_: int | None = None) -> None:
@@ -32,8 +21,8 @@ def enter(run: Run, phase: Phase, round_: int | None = None) -> None:
         ev.PhaseEntered,
         round=r,
         phase=phase,
-        summary_en=f"round {r}: {phase.replace('_', ' ')} phase",
-        summary_ja=f"第{r}ラウンド：{_JA.get(phase, phase)}",
+        summary_en=f"round {r}: {PHASE_LABELS[phase].en} phase",
+        summary_ja=f"第{r}ラウンド：{PHASE_LABELS[phase].ja}",
     )
 
 
