@@ -47,12 +47,26 @@ class CommandLabel(BaseModel):
     ja: str
 
 
+class PhaseLabel(BaseModel):
+    """A phase's or step's name for the table, as its rule system declares it."""
+
+    en: str = Field(description="Its name in English.")
+    ja: str = Field(
+        description="Its name in Japanese (the rule system's seed's, where it has one)."
+    )
+
+
 class Playable(BaseModel):
     version: int
     ruleset_id: str
     commands: list[PlayableCommand]
     labels: dict[str, CommandLabel] = Field(
         description="Every command of this encounter by name, with its name for the table in "
+        "English and Japanese (the rule system's declarations: the page keeps no copy)."
+    )
+    phase_labels: dict[str, PhaseLabel] = Field(
+        description="Every phase and step the rule system's procedure reports (the `phase` "
+        "and `step` of the encounter's procedure), by id, with its name for the table in "
         "English and Japanese (the rule system's declarations: the page keeps no copy)."
     )
     options: dict[str, Any] = Field(description="The house rules this encounter runs under.")
@@ -104,6 +118,10 @@ def playable(encounter_id: UUID, runtime: RuntimeDep, who: PrincipalDep) -> Play
         ruleset_id=state.ruleset_id,
         commands=commands,
         labels={name: CommandLabel(en=en, ja=ja) for name, (en, ja) in labels.items()},
+        phase_labels={
+            word: PhaseLabel(en=en, ja=ja)
+            for word, (en, ja) in (ruleset.phase_labels if ruleset else {}).items()
+        },
         options=state.options,
         options_schema=ruleset.options_model.model_json_schema() if ruleset else {},
     )

@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from tests.api.conftest import open_campaign
+from domain.encounter.rulesets import RULESETS
+from tests.api.conftest import Campaign, key, open_campaign
 from tests.api.fight import Fight, join
 from tests.api.roster import ok
 from tests.unit.encounter.table import sheet
@@ -74,3 +75,31 @@ def test_the_page_reads_each_commands_name_from_the_rule_system(fight: Fight) ->
     assert labels["DeclareAttack"] == {"en": "Declare Attack", "ja": "攻撃宣言"}
     assert labels["EnterDie"] == {"en": "Enter Die", "ja": "出目を入力"}
     assert "Declare" not in labels  # Wizardry Round's, not this Glorious Drive fight's
+
+
+@pytest.mark.parametrize("ruleset_id", sorted(RULESETS))
+def test_the_page_reads_each_phases_name_from_the_rule_system(
+    client: TestClient, ruleset_id: str
+) -> None:
+    """Issue 34 §2: the phase and step names come with /playable too, in both languages, as the
+    encounter's rule system declares them (GD-TURN-1, WZ-1..10, AK-TURN-1), for a viewer too."""
+    opened = client.post(
+        "/v1/campaigns",
+        headers=key(),
+        json={"name": "段取り", "gm_member_id": "gm", "ruleset": ruleset_id},
+    )
+    campaign = Campaign(ok(opened, 201)["id"], opened.json()["token"], client)
+    tokens = {"mio": campaign.token_for("mio", role="viewer")}
+    board = {"width": 8, "height": 3} if ruleset_id == "armor_knights" else {}  # AK's lanes
+    encounter = campaign.post(f"/v1/campaigns/{campaign.id}/encounters", json={"battle_map": board})
+    fight = Fight(campaign, ok(encounter, 201)["id"], tokens)
+    seen = playable(fight, "mio")
+    declared = RULESETS[ruleset_id].phase_labels
+    assert seen["phase_labels"] == {w: {"en": en, "ja": ja} for w, (en, ja) in declared.items()}
+    assert fight.get().json()["procedure"]["phase"] in seen["phase_labels"]
+
+
+def test_the_glorious_drive_steps_are_served_by_the_seeds_names(fight: Fight) -> None:
+    names = playable(fight, "gm")["phase_labels"]
+    assert names["main_action"] == {"en": "main action", "ja": "メイン行動フェーズ"}
+    assert names["weapon_swap"] == {"en": "weapon swap", "ja": "武器持ち替えステップ"}
