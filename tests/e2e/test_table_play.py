@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from playwright import sync_api
 
+from domain.encounter.rulesets import RULESETS
 from infra.demo.ak import COMBATANTS as AK_COMBATANTS
 from infra.demo.table import DemoTable, open_table
 from infra.demo.wz import COMBATANTS as WZ_COMBATANTS
@@ -92,6 +93,19 @@ class Table:
 def _hp(fight: DemoFight, combatant: str) -> int:
     found = next(c for c in fight.state()["combatants"] if c["combatant_id"] == combatant)
     return int(found["status"]["hp"])
+
+
+def _names_the_point_in_japanese(table: Table, ruleset_id: str, procedure: Any) -> None:
+    """Issue 34 §2: in Japanese, the procedure panel names the phase (and step) as the rule
+    system declares them (served with /playable), not by their ids."""
+    names = RULESETS[ruleset_id].phase_labels
+    shown = table.page.locator("#procedure").inner_text()
+    assert f"{names[procedure['phase']].ja}" in shown, shown
+    if procedure["step"] in names:
+        assert names[procedure["step"]].ja in shown, shown
+    assert procedure["phase"] not in shown, shown
+    stops = table.page.locator("#history-point option").all_inner_texts()
+    assert any(names[procedure["phase"]].ja in stop for stop in stops), stops
 
 
 def _listed_versions(table: Table) -> list[int]:
@@ -263,6 +277,8 @@ def test_a_wizardry_round_is_played_from_the_page(browser: Any, live_server: Liv
     assert gm.page.locator("#board rect[data-square]").count() == 0
     assert gm.page.locator('#board g[data-combatant="goblin"]').count() == 1
     assert "HP hidden" not in gm.page.locator("#combatants").inner_text()
+    gm.page.get_by_label("Language").select_option("ja")
+    _names_the_point_in_japanese(gm, "wizardry_round", wz.state()["procedure"])
     assert gm.errors == []
 
 
@@ -313,6 +329,8 @@ def test_an_armor_knights_turn_is_played_from_the_page(
     assert ak.state()["procedure"]["acting"] == other
     kinds = [e["type"] for e in ak.call("GET", f"/v1/encounters/{ak.encounter}/events")["events"]]
     assert any("Attack" in k for k in kinds), kinds
+    gm.page.get_by_label("Language").select_option("ja")
+    _names_the_point_in_japanese(gm, "armor_knights", ak.state()["procedure"])
     assert gm.errors == []
 
 
@@ -397,4 +415,8 @@ def test_a_japanese_table_reads_every_play_label_in_japanese(
     assert english == [], english
     assert "対象" in labels, labels
     assert "気絶の判定（GD-INJ-1a）" in labels, labels
+    procedure = fight.state()["procedure"]
+    assert (procedure["phase"], procedure["step"]) == ("main_action", "weapon_swap")
+    _names_the_point_in_japanese(gm, "glorious_drive", procedure)
+    assert "メイン行動フェーズ" in gm.page.locator("#procedure").inner_text()
     assert gm.errors == []

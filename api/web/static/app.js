@@ -209,6 +209,7 @@ async function refreshLive() {
   await catchUp();
   if (following) page.shown = page.live;
   await Promise.all([loadAudit(), loadVerificationPanel(), loadCrews(page, page.live.version, say), loadPoints(page, say), loadPlayable(page, say)]);
+  drawPoints(page); // once /playable has brought the names of the phases and steps
   render();
 }
 
@@ -264,6 +265,7 @@ async function openEncounter(id) {
   page.offers = await offered();
   await loadMe(page, say);
   await Promise.all([loadAudit(), loadVerificationPanel(), loadCrews(page, page.live.version, say), loadPoints(page, say), loadPlayable(page, say)]);
+  drawPoints(page); // once /playable has brought the names of the phases and steps
   sessionStorage.setItem("senki.encounter", id); // for the sheets' way back; not a secret
   $("access").hidden = true;
   $("table").hidden = false;

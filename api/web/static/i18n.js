@@ -275,6 +275,22 @@ export function commandWord(lang, name) {
   return name.replace(/([a-z])([A-Z])/g, "$1 $2");
 }
 
+// Each phase's and step's name in English and Japanese, as its rule system declares it (served
+// with /playable, like the commands' names).
+let phaseLabels = {};
+export function learnPhaseWords(labels) {
+  phaseLabels = labels || {};
+}
+
+/** A phase's or step's name for the table: its rule system's label, else its id spelled out
+ * (a step that is no id, as a Wizardry round's inning, reads as it is). */
+export function phaseWord(word, lang) {
+  if (!word) return "—";
+  const label = phaseLabels[word];
+  if (label) return lang === "ja" ? label.ja : label.en;
+  return word.replaceAll("_", " ");
+}
+
 /** A field's label: the table's word, else the schema's title, else the name spelled out. */
 export function fieldWord(lang, name, title = null) {
   const words = FIELD_WORDS[lang] || FIELD_WORDS.en;

@@ -4,18 +4,7 @@
 import { hpOf, sideColour } from "./board.js";
 import { hpMeter, node, percent } from "./dom.js";
 import { injuryWord } from "./attack.js";
-import { commandWord, t } from "./i18n.js";
-
-const PHASE_EN_JA = {
-  setup: "準備", initiative: "イニシアチブ", main_action: "メインアクション", over: "終了",
-  cleanup: "クリーンナップ", weapon_swap: "武器持ち替え", move: "移動", action: "アクション",
-  reaction: "リアクション",
-};
-
-export function phaseWord(word, lang) {
-  if (!word) return "—";
-  return lang === "ja" ? PHASE_EN_JA[word] || word : word.replaceAll("_", " ");
-}
+import { commandWord, phaseWord, t } from "./i18n.js";
 
 export function drawProcedure(host, encounter, lang) {
   const p = encounter.procedure;

@@ -4,7 +4,7 @@
 
 import { command, get } from "./api.js";
 import { node } from "./dom.js";
-import { commandWord, learnCommandWords, playWord } from "./i18n.js";
+import { commandWord, learnCommandWords, learnPhaseWords, playWord } from "./i18n.js";
 import { named, summarize } from "./log.js";
 import { fieldControl } from "./playfields.js";
 import { drawHouseRules } from "./playrules.js";
@@ -28,6 +28,7 @@ export async function loadPlayable(page, say) {
     // switch) must not say there is nothing for you.
     page.playable = await get(`/v1/encounters/${page.id}/playable`);
     learnCommandWords(page.playable.labels);
+    learnPhaseWords(page.playable.phase_labels);
   } catch (error) {
     page.playable = null;
     say(error.message);

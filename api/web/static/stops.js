@@ -3,8 +3,7 @@
 
 import { get } from "./api.js";
 import { node } from "./dom.js";
-import { t } from "./i18n.js";
-import { phaseWord } from "./panels.js";
+import { phaseWord, t } from "./i18n.js";
 
 const CREWS = "/v1/encounters/{encounter_id}/crews";
 const POINTS = "/v1/encounters/{encounter_id}/points";
@@ -27,9 +26,7 @@ export async function loadPoints(page, say) {
     page.points = await get(`/v1/encounters/${page.id}/points`);
   } catch (error) {
     say(error.message);
-    return;
   }
-  drawPoints(page);
 }
 
 /** One option per stop: turn · phase · step · who acts (version). */
