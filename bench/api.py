@@ -44,24 +44,39 @@ def free_port() -> int:
 
 @contextmanager
 def process(args: list[str], env: dict[str, str], ready: str) -> Iterator[int]:
-    """A server process, up and answering `ready`; yields its pid."""
-    child = subprocess.Popen(
-        args, env=os.environ | env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
-    )
-    try:
-        deadline = time.time() + 60
-        while time.time() < deadline:
-            try:
-                if httpx.get(ready, timeout=1).status_code < 500:
-                    break
-            except httpx.HTTPError:
-                time.sleep(0.2)
-        else:
-            raise RuntimeError(f"{args} did not come up: {child.stderr}")
-        yield child.pid
-    finally:
-        child.terminate()
-        child.wait(timeout=30)
+    """A server process, up and answering `ready`; yields its pid. What it writes to stderr
+    goes to a file (a pipe nobody reads would stall a server that logs much), whose last lines
+    are printed at the end if there are any: an error a benchmark met is shown, not lost."""
+    with tempfile.NamedTemporaryFile(prefix="senki-bench-", suffix=".log", delete=False) as errors:
+        child = subprocess.Popen(
+            args, env=os.environ | env, stdout=subprocess.DEVNULL, stderr=errors
+        )
+        try:
+            deadline = time.time() + 60
+            while time.time() < deadline:
+                try:
+                    if httpx.get(ready, timeout=1).status_code < 500:
+                        break
+                except httpx.HTTPError:
+                    time.sleep(0.2)
+            else:
+                raise RuntimeError(f"{args} did not come up: see {errors.name}")
+            yield child.pid
+        finally:
+            child.terminate()
+            child.wait(timeout=30)
+            _show_errors(errors.name)
+
+
+def _show_errors(path: str) -> None:
+    """The tail of a server's stderr, if it wrote any (its file kept for the whole of it)."""
+    with open(path, encoding="utf-8", errors="replace") as written:
+        lines = written.read().splitlines()
+    if not lines:
+        os.unlink(path)
+        return
+    print(f"the server wrote {len(lines)} lines to stderr ({path}); the last of them:")
+    print("\n".join(lines[-40:]))
 
 
 def server_cpu(pid: int) -> float:
