@@ -28,11 +28,12 @@ class Fight(Aggregate):
         """Nothing to decide: the benchmark measures the writing."""
 
 
-def environment(url: str, pool_size: int) -> dict[str, str]:
+def environment(url: str, pool_size: int, *, create_table: bool = True) -> dict[str, str]:
     """The library's documented settings for its PostgreSQL recorder, from a libpq URL."""
     parts = conninfo_to_dict(url)
     return {
         "PERSISTENCE_MODULE": "eventsourcing.postgres",
+        "CREATE_TABLE": "yes" if create_table else "no",
         "POSTGRES_DBNAME": str(parts["dbname"]),
         "POSTGRES_HOST": str(parts.get("host") or "localhost"),
         "POSTGRES_PORT": str(parts.get("port") or "5432"),
@@ -43,8 +44,11 @@ def environment(url: str, pool_size: int) -> dict[str, str]:
     }
 
 
-def application(url: str, pool_size: int) -> Application:
-    return Application(env=environment(url, pool_size))
+def application(url: str, pool_size: int, *, create_table: bool = True) -> Application:
+    """The library's application on its recorder. Its driving processes pass `create_table=False`:
+    the benchmark creates the tables once before them, and the recorder's `CREATE OR REPLACE
+    FUNCTION` run by four processes at once failed one of them ("tuple concurrently updated")."""
+    return Application(env=environment(url, pool_size, create_table=create_table))
 
 
 def commands(app: Application, count: int, events_per_command: float) -> list[Callable[[], object]]:

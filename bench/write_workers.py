@@ -134,7 +134,7 @@ def _turns(runtime: bootstrap.Runtime, fight: uuid.UUID) -> Step:
 def _plain(drive: Drive) -> Iterator[tuple[list[Step], Sent]]:
     from bench.plain_eventsourcing import application, commands
 
-    app = application(drive.url, len(drive.fights))
+    app = application(drive.url, len(drive.fights), create_table=False)  # created before us
     try:
         yield commands(app, len(drive.fights), drive.plain_events), lambda: (0, 0)
     finally:
