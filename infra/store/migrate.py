@@ -180,6 +180,11 @@ def _ensure_schema_and_role(conn: psycopg.Connection[tuple[object, ...]], app_ro
     if exists is None:
         try:
             conn.execute(sql.SQL("CREATE ROLE {} LOGIN").format(sql.Identifier(app_role)))
+        except (psycopg.errors.DuplicateObject, psycopg.errors.UniqueViolation):
+            # A role is the cluster's, the migration lock a database's: the migration of
+            # another database of this cluster made it between our look and our CREATE (a
+            # shard's next to the home's, two test templates). It exists: as good as made.
+            pass
         except psycopg.errors.InsufficientPrivilege as error:
             raise MigrationError(
                 f"the service role {app_role!r} does not exist and this role may not create it: "
