@@ -16,14 +16,25 @@ events stay the next ones after its version; an append's own NOTIFY, heard momen
 write woke the streams, voids its ticket): the stream sends them and reads on at once, so
 it misses nothing, as a stream that read alone would not. An empty page no longer known
 whole is read again.
+
+A page this process's own append wrote needs no read at all: the append tells `SharedReads`
+its events (decoded from the bytes stored, with their positions) before it wakes the streams
+(`Runtime.own_appends`), for each encounter a live stream of this process follows. Its events
+are the next ones after the version the command was decided on, as a read would find them:
+the append succeeded at that version. Its ticket is the append watch's own after the
+append, given only when nothing else was heard appended to the encounter since a ticket
+taken before it (`AppendWatch.voided`): an append of another process that came after this
+one, heard before it, would otherwise be covered by that ticket and missed.
 """
 
 from __future__ import annotations
 
 import asyncio
 import threading
-from collections import OrderedDict
-from collections.abc import Callable
+import weakref
+from collections import Counter, OrderedDict
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from uuid import UUID
 
@@ -33,9 +44,19 @@ from api.encounter_views import event_public, reader_of
 from api.leaves import entries
 from domain.encounter.state import Encounter
 from domain.visibility.encounter import Policy
-from infra.services import EventPublic, Lens, LogEntry, Principal, Recorded, Runtime, read_page
+from infra.services import (
+    Appended,
+    EventPublic,
+    Lens,
+    LogEntry,
+    Principal,
+    Recorded,
+    Runtime,
+    read_page,
+)
 
 _KEPT = 1024  # pages kept: a few per live encounter of a table server
+LIVE_PAGE = 100  # the events an open-ended live stream reads a wake at most
 
 # The combatants a reader's lens withholds (None: the GM's, withholding nothing).
 ViewKey = frozenset[str] | None
@@ -76,6 +97,53 @@ class SharedReads:
         self._lock = threading.Lock()
         self._kept = kept
         self.reads = 0  # pages read from the store (what sharing saves; tests count it)
+        self.written = 0  # pages taken from this process's own appends
+        self._followed: Counter[UUID] = Counter()  # encounters with live streams here
+        self._told: weakref.WeakSet[_OwnAppends] = weakref.WeakSet()
+
+    @contextmanager
+    def following(self, runtime: Runtime, encounter_id: UUID) -> Iterator[None]:
+        """While a live stream follows the encounter: its next page is taken from this
+        process's own appends to it (`_own_append`), not read."""
+        with self._lock:
+            if not any(told.runtime is runtime for told in self._told):
+                told = _OwnAppends(self, runtime)
+                self._told.add(told)
+                runtime.own_appends.append(told)
+            self._followed[encounter_id] += 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._followed[encounter_id] -= 1
+                if self._followed[encounter_id] <= 0:
+                    del self._followed[encounter_id]
+
+    def own_append(self, runtime: Runtime, appended: Appended, ticket: int | None) -> None:
+        """On the appending thread, before any stream is woken: the page after the version
+        the append was decided on, for each followed encounter it wrote (module docstring)."""
+        if ticket is None:
+            return
+        with self._lock:
+            followed = [s for s in appended.streams if s in self._followed]
+        if not followed:
+            return
+        written = appended.recorded()
+        for encounter_id in followed:
+            events = [r for r in written if r.stream_id == encounter_id]
+            if not events or len(events) > LIVE_PAGE:
+                continue
+            page = _Page(ticket, LIVE_PAGE, events=events)
+            page.logs = _logs(runtime, encounter_id, events)
+            page.state = runtime.encounters.held_through(encounter_id, events)
+            key = (id(runtime), encounter_id, events[0].version - 1, LIVE_PAGE)
+            with self._lock:
+                standing = self._pages.get(key)
+                if standing is None or not standing.events:  # else read already: it stands
+                    self._pages[key] = page
+                    self._pages.move_to_end(key)
+                    self._trim()
+                    self.written += 1
 
     async def taken(
         self,
@@ -171,12 +239,36 @@ class SharedReads:
         with self._lock:
             page = self._pages.get(key)
             if page is None or not (_whole(page, runtime, encounter_id) or page.events):
-                page = _Page(watch.ticket(), want)
+                page = self._open_ended(key) or _Page(watch.ticket(), want)
                 self._pages[key] = page
             self._pages.move_to_end(key)
-            while len(self._pages) > self._kept:
-                self._pages.popitem(last=False)
+            self._trim()
         return page
+
+    def _open_ended(self, key: tuple[int, UUID, int, int]) -> _Page | None:
+        """An open-ended stream's page after the same version whose events fit in `want`:
+        the events a read of at most `want` would find, as far as it knows (its ticket
+        says); so a stream with a limit takes the page an append wrote too."""
+        runtime_id, encounter_id, after, want = key
+        page = self._pages.get((runtime_id, encounter_id, after, LIVE_PAGE))
+        if page is None or not page.events or len(page.events) > want:
+            return None
+        return page
+
+    def _trim(self) -> None:
+        while len(self._pages) > self._kept:
+            self._pages.popitem(last=False)
+
+
+@dataclass(eq=False)
+class _OwnAppends:
+    """The listener `SharedReads` gives one runtime's own appends (kept weakly by it)."""
+
+    reads: SharedReads
+    runtime: Runtime
+
+    def __call__(self, appended: Appended, ticket: int | None) -> None:
+        self.reads.own_append(self.runtime, appended, ticket)
 
 
 def _whole(page: _Page, runtime: Runtime, encounter_id: UUID) -> bool:

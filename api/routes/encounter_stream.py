@@ -19,6 +19,7 @@ graceful timeout.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import random
 import time
@@ -26,7 +27,6 @@ from collections.abc import AsyncIterator
 from typing import Annotated, Any
 from uuid import UUID
 
-import anyio
 from fastapi import APIRouter, Depends, Header, HTTPException, Query, Request
 from fastapi.responses import Response, StreamingResponse
 from fastapi.security import HTTPAuthorizationCredentials
@@ -38,6 +38,7 @@ from api.encounter_views import event_public, lens_for
 from api.floods import Floods, floods_of
 from api.leaves import entries
 from api.limits import holder
+from api.live_reads import LIVE_PAGE
 from api.problems import problem
 from api.routes.encounters import load_for
 from api.security import READERS, PrincipalDep, bearer, current_principal
@@ -227,8 +228,11 @@ async def _feed(
     reads = live.reads
     # Woken by an append to the encounter, or to the campaign (a token revoked, a role changed).
     following = live.following(watch, encounter_id, who.campaign_id, stop=runtime.shutting_down)
-    with following as woken:
-        while time.monotonic() < ends and not await request.is_disconnected():
+    with following as woken, reads.following(runtime, encounter_id):
+        # A client that leaves ends the stream by itself: Starlette's StreamingResponse listens
+        # for the disconnect beside the body and cancels it; asking here as well cost a cancel
+        # scope and a receive on every wake (docs/capacity.md).
+        while time.monotonic() < ends:
             if runtime.shutting_down.is_set():
                 yield _closed(
                     "shutting-down",
@@ -240,7 +244,7 @@ async def _feed(
                 yield _closed("unauthorized", lost)
                 return
             if ticket is None or not watch.still(ticket, encounter_id):
-                want = 100 if limit is None else min(100, limit - sent)
+                want = LIVE_PAGE if limit is None else min(LIVE_PAGE, limit - sent)
                 # One read a wake for every stream of the encounter in this process; the frames
                 # made once per view (api/live_reads.py). Its ticket: from before that read.
                 taken = await reads.taken(
@@ -264,9 +268,18 @@ async def _feed(
             # Its access checked without the watch's word: checked again on a timer.
             recheck = ends if access.ticket is not None else access.checked_at + RECHECK_SECONDS
             wake_by = min(ends, recheck)
-            with anyio.move_on_after(_quiet(ticket, quiet_since, wake_by)):
-                await woken.wait()
+            await _woken_or_after(woken, _quiet(ticket, quiet_since, wake_by))
             woken.clear()  # what to read is the watch's to say (above), not the wake-up's
+
+
+async def _woken_or_after(woken: asyncio.Event, seconds: float) -> None:
+    """Wait until `woken` is set or `seconds` passed: a timer that sets it, not a timeout
+    that cancels the wait: no cancel scope on every wake of every stream."""
+    timer = asyncio.get_running_loop().call_later(seconds, woken.set)
+    try:
+        await woken.wait()
+    finally:
+        timer.cancel()
 
 
 def _quiet(ticket: int | None, quiet_since: float, wake_by: float) -> float:

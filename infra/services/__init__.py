@@ -71,7 +71,7 @@ from infra.services.units import describe as describe_units
 from infra.services.visibility import Lens, payload_of
 from infra.settings import Settings
 from infra.store.connect import ShardUnavailable
-from infra.store.ledger import ConcurrencyConflict, StreamMoved, is_unavailable
+from infra.store.ledger import Appended, ConcurrencyConflict, StreamMoved, is_unavailable
 from infra.store.log_tree import Inclusion, LogEntry, NoSuchLeaf, ShardTree, TreeDisagrees
 from infra.store.mapper import Recorded
 from infra.store.merkle import ProofError
@@ -81,6 +81,7 @@ from infra.store.stream_page import read_page
 __all__ = [
     "Actor",
     "AppendWatch",
+    "Appended",
     "AuditEntry",
     "Awaited",
     "AwaitedDiePublic",

@@ -120,7 +120,7 @@ class AppendWatch:
             self.generation += 1
             self.voided_at = self.generation
             self._changed.notify_all()
-        self._tell(None)
+        self.tell(None)
 
     def appended(self, payload: str) -> None:
         """An append was heard: void the tickets of the streams it names (all, if none),
@@ -157,8 +157,24 @@ class AppendWatch:
 
     def wrote(self, streams: list[UUID]) -> None:
         """These streams were appended to (heard, or written by this very process): void
-        their tickets, and only theirs."""
+        their tickets, and only theirs; then wake whoever listens."""
+        self.voided(streams)
+        self.tell(streams)
+
+    def voided(self, streams: list[UUID], *, since: int | None = None) -> int | None:
+        """Void the streams' tickets, waking no one (`tell` does). With `since`, a ticket
+        taken before this process appended to them: the new ticket if nothing else was heard
+        appended to them (or voided every ticket) since then, else None. So a state built
+        from this very append is the latest as of that ticket: an append by another process
+        that committed after it and was heard before this call would otherwise be covered by
+        the new ticket, and missed."""
         with self._changed:
+            clean = (
+                since is not None
+                and self.listening
+                and self.voided_at <= since
+                and all(self._appended.get(stream, 0) <= since for stream in streams)
+            )
             self.generation += 1
             for stream in streams:
                 self._appended[stream] = self.generation
@@ -166,9 +182,10 @@ class AppendWatch:
                 self._appended.clear()
                 self.voided_at = self.generation
             self._changed.notify_all()
-        self._tell(streams)
+            return self.generation if clean else None
 
-    def _tell(self, streams: list[UUID] | None) -> None:
+    def tell(self, streams: list[UUID] | None) -> None:
+        """Wake the listeners of `streams` (None: every stream may have changed)."""
         for listener in self.listeners:
             try:
                 listener(streams)
@@ -290,7 +307,7 @@ class AppendWatch:
             self._expected.clear()  # their NOTIFYs may have been sent to the lost connection
             self.heard_at = self.clock()
             self._changed.notify_all()
-        self._tell(None)
+        self.tell(None)
 
 
 def _readable(filenos: list[int], seconds: float) -> list[int]:

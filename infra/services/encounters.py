@@ -216,6 +216,14 @@ class EncounterService:
         read of its own when this process holds it (`Executor.through`)."""
         return self.executor.through(encounter.KIND, encounter_id, read).state
 
+    def held_through(
+        self, encounter_id: UUID, read: Sequence[Recorded]
+    ) -> encounter.Encounter | None:
+        """`through` without any read: None when this process does not hold the encounter
+        as it stood before `read`."""
+        held = self.executor.held_through(encounter.KIND, encounter_id, read)
+        return None if held is None else held.state
+
     def known(self, encounter_id: UUID) -> tuple[encounter.Encounter, int]:
         """The encounter as this process last knew it, without a read when it can: to
         authorise and decide a command on (`Executor.known` says why that is safe), never to

@@ -200,9 +200,17 @@ class Executor:
         order): the cached state when it is that new, or brought forward by those events;
         else loaded. A cached state is the log's at its version, so one this new is as good
         as a load after the read."""
+        held = self.held_through(kind, stream_id, read)
+        return self.load(kind, stream_id) if held is None else held
+
+    def held_through(
+        self, kind: AggregateKind[S], stream_id: UUID, read: Sequence[Recorded]
+    ) -> Loaded[S] | None:
+        """`through` without a load: None when this process does not hold the aggregate
+        at least as new as the version before `read`."""
         found = self._cached(kind, stream_id, None)
         if not read or found is None or found[0] < read[0].version - 1:
-            return self.load(kind, stream_id)
+            return None
         version, state = found
         for recorded in read:
             if recorded.version > version:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import logging
 import threading
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from importlib.metadata import PackageNotFoundError
@@ -43,7 +44,7 @@ from infra.services.visibility import VisibilityService
 from infra.services.watched_states import WatchedStates
 from infra.settings import Settings
 from infra.store.connect import ShardUnavailable, probe_clusters
-from infra.store.ledger import Ledger, is_unavailable
+from infra.store.ledger import Appended, Ledger, is_unavailable
 from infra.store.log_tree import TreeDisagrees
 from infra.store.log_trees import log_trees
 
@@ -69,14 +70,28 @@ class Runtime:
     version: str = field(default_factory=senki_version)
     ruleset_versions: dict[str, str] = field(default_factory=dict)
 
-    def _wrote(self, streams: list[uuid.UUID]) -> None:
-        """Tell whichever watch the runtime holds now (a test may swap it) of our appends."""
-        self.append_watch.wrote(streams)
+    def _wrote(self, appended: Appended) -> None:
+        """Tell whichever watch the runtime holds now (a test may swap it) of our appends.
+        Those who take the events from the append itself (`own_appends`) are told before
+        the watch wakes anyone, with the watch's ticket for them: None unless nothing else
+        was heard appended to those streams since the ticket taken before the append."""
+        watch, streams = self.append_watch, appended.streams
+        ticket = watch.voided(streams, since=getattr(self._appending, "ticket", None))
+        self._appending.ticket = None
+        for listener in self.own_appends:
+            try:
+                listener(appended, ticket)
+            except Exception:  # what a listener saves is a read: the write stands regardless
+                log.exception("a listener of this process's appends failed")
+        watch.tell(streams)
 
     def _expecting(self, streams: list[uuid.UUID]) -> None:
+        # The ticket before the append, on the appending thread: `_wrote` runs on it next.
+        self._appending.ticket = self.append_watch.ticket()
         self.append_watch.expecting(streams)
 
     def _not_expected(self, streams: list[uuid.UUID]) -> None:
+        self._appending.ticket = None
         self.append_watch.not_expected(streams)
 
     def __post_init__(self) -> None:
@@ -89,6 +104,9 @@ class Runtime:
         self.append_watch = AppendWatch(
             self.urls.service, shards=len(self.ledger.shards), shard_urls=self.urls.shards
         )
+        self._appending = threading.local()
+        # Told of this process's own appends, with a ticket vouching for them (`_wrote`).
+        self.own_appends: list[Callable[[Appended, int | None], None]] = []
         self.ledger.appended.append(self._wrote)  # this process's own writes
         self.ledger.appending.append(self._expecting)  # and their NOTIFYs, heard back
         self.ledger.append_failed.append(self._not_expected)

@@ -101,6 +101,25 @@ class StreamWrite:
 
 
 @dataclass(frozen=True)
+class Appended:
+    """What one append of this process wrote, once it committed: the streams it appended to,
+    and its events as a read of them would give them (decoded only when asked)."""
+
+    streams: list[UUID]
+    stored: list[StoredEvent]
+    positions: Sequence[int]
+    mapper: PydanticMapper
+
+    def recorded(self) -> list[Recorded]:
+        """The events appended, decoded from the very bytes stored, with their positions
+        (none if the store did not give a position for each)."""
+        if len(self.positions) != len(self.stored):
+            return []
+        placed = zip(self.stored, self.positions, strict=True)
+        return [self.mapper.to_recorded(event, position) for event, position in placed]
+
+
+@dataclass(frozen=True)
 class StoredAnswer:
     fingerprint: str
     response: dict[str, Any]
@@ -174,9 +193,10 @@ class Ledger:
         # Seals snapshots (infra/store/snapshot_seal.py); without it none is saved or used.
         self.snapshot_key = snapshot_key
         self.placements = placements or Placements(self.shards[0].datastore, len(self.shards))
-        # Told the streams of every append this process made, once it committed: caches of
-        # this process void what they hold of them at once, without waiting for the NOTIFY.
-        self.appended: list[Callable[[list[UUID]], None]] = []
+        # Told of every append this process made, once it committed: caches of this process
+        # void what they hold of its streams at once, without waiting for the NOTIFY, and the
+        # live streams may take its events from it (api/live_reads.py).
+        self.appended: list[Callable[[Appended], None]] = []
         # Told the streams of an append about to be sent, and again if it failed: so the
         # append watch knows which NOTIFYs it is about to hear are its own appends' echoes.
         self.appending: list[Callable[[list[UUID]], None]] = []
@@ -239,10 +259,12 @@ class Ledger:
             for listener in self.append_failed if streams else ():
                 listener(streams)
             raise
+        positions = list(ids or [])
         if streams:
-            for listener in self.appended:
-                listener(streams)
-        return list(ids or [])
+            written = Appended(streams, stored, positions, self.mapper)
+            for told in self.appended:
+                told(written)
+        return positions
 
     def _insert(
         self,

@@ -1,6 +1,7 @@
 """One wake, one read: given the GM, a player who controls a hidden combatant, a player who does
 not and a viewer all listening to one encounter in one process, when the GM brings in that
-hidden combatant (HP 6661), then its events are read from the store once for all four streams,
+hidden combatant (HP 6661), then its events are read from the store once for all four streams
+(none at all when the append was this process's own: its events are handed to the streams),
 and each stream sends exactly what that reader's own paged read shows (docs/visibility.md): the
 sheet to the GM and to its controller, to the other player and the viewer without it."""
 
@@ -27,6 +28,24 @@ READERS = ("gm", "aoi", "kai", "mio")  # the GM, spy's controller, another playe
 def test_four_readers_of_one_encounter_share_one_read_and_each_gets_its_own_view(
     client: TestClient, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # As when another process appended: its events are not handed to this one's streams.
+    monkeypatch.setattr(api.live_reads.SharedReads, "own_append", lambda *args: None)
+    found = _four_readers_hear_a_hidden_join(client, monkeypatch)
+    assert [n for n in found if n] == [2], "the command and its join: read once for all four"
+
+
+def test_the_streams_take_this_processs_own_append_without_reading_it(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    found = _four_readers_hear_a_hidden_join(client, monkeypatch)
+    assert [n for n in found if n] == [], "the join's events came from the append itself"
+
+
+def _four_readers_hear_a_hidden_join(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> list[int]:
+    """Each reader's stream gets what its paged read shows; how many events each read of
+    the live streams found."""
     fight = open_fight(client)
     at = fight.version()
     found: list[int] = []  # how many events each read of the live streams found
@@ -65,7 +84,6 @@ def test_four_readers_of_one_encounter_share_one_read_and_each_gets_its_own_view
         listener.join(timeout=30)
 
     assert sorted(received) == sorted(READERS)
-    assert [n for n in found if n] == [2], "the command and its join: read once for all four"
     for by in READERS:
         paged = fight.get("/events", by=by, after=at).json()["events"]
         assert [f["data"] for f in frames(received[by])] == paged, by
@@ -73,3 +91,4 @@ def test_four_readers_of_one_encounter_share_one_read_and_each_gets_its_own_view
     assert "6661" in received["aoi"]  # spy is hers: hidden from the others, not from her
     assert "6661" not in received["kai"]
     assert "6661" not in received["mio"]
+    return found

@@ -172,7 +172,7 @@ def test_an_append_of_this_process_wakes_its_listeners_once_not_again_when_heard
         open_ledger(app_url, registry=REGISTRY),
     )
     here.appending.append(watch.expecting)
-    here.appended.append(watch.wrote)
+    here.appended.append(lambda appended: watch.wrote(appended.streams))
     here.append_failed.append(watch.not_expected)
     ours, theirs = uuid.uuid4(), uuid.uuid4()
     try:
@@ -241,3 +241,57 @@ def test_a_notify_taken_for_the_echo_of_an_append_that_then_failed_still_voids_t
     watch.not_expected([campaign_id])  # this process's append to it failed
 
     assert states.get(campaign_id) is None
+
+
+def test_this_processs_own_append_is_vouched_for_when_nothing_else_was_heard_since(
+    watch: AppendWatch,
+) -> None:
+    """Given a ticket taken before this process appends to a stream and nothing heard since,
+    when its append commits, then the watch vouches for a state built from that append: the
+    live streams take its events without reading them (api/live_reads.py)."""
+    stream = uuid.uuid4()
+    since = watch.ticket()
+    assert since is not None
+
+    vouched = watch.voided([stream], since=since)
+
+    assert vouched is not None
+    assert vouched > since
+    assert watch.still(vouched, stream)
+    assert not watch.still(since, stream)  # the append itself voided the older tickets
+
+
+def test_this_processs_own_append_is_not_vouched_for_once_another_was_heard_since(
+    watch: AppendWatch, app_url: str
+) -> None:
+    """Given a ticket taken before this process appends to a stream, when another process's
+    append to it is heard before this one's commit is told (it may have come after it), then
+    the watch vouches for nothing built from this append alone: the streams read instead."""
+    from domain.events import DomainEvent
+    from infra.store.ledger import StreamWrite, open_ledger
+    from tests.contract.test_event_store import REGISTRY, opened
+
+    stream = uuid.uuid4()
+    since = watch.ticket()
+    assert since is not None
+    elsewhere = open_ledger(app_url, registry=REGISTRY)
+    try:
+        event: DomainEvent = opened()
+        elsewhere.append([StreamWrite(stream, 0, [event])])
+    finally:
+        elsewhere.close()
+    assert watch.wait_past(since, WAIT_S)
+
+    assert watch.voided([stream], since=since) is None
+    assert watch.voided([stream], since=None) is None  # no ticket from before: nothing
+
+
+def test_a_watch_that_voided_every_ticket_vouches_for_no_append_from_before(
+    watch: AppendWatch,
+) -> None:
+    stream = uuid.uuid4()
+    since = watch.ticket()
+    assert since is not None
+    watch.bump()  # as a lost connection or a NOTIFY naming no stream
+
+    assert watch.voided([stream], since=since) is None

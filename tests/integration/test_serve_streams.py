@@ -39,7 +39,9 @@ class Server:
 
 
 @contextmanager
-def senki_serve(app_url: str, owner_url: str, log_dir: Path) -> Iterator[Server]:
+def senki_serve(
+    app_url: str, owner_url: str, log_dir: Path, env: dict[str, str] | None = None
+) -> Iterator[Server]:
     port = free_port()
     command = [sys.executable, "-m", "infra.cli.main", "serve", "--port", str(port)]
     options = ["--graceful-timeout", str(GRACEFUL_TIMEOUT)]
@@ -47,7 +49,7 @@ def senki_serve(app_url: str, owner_url: str, log_dir: Path) -> Iterator[Server]
     with log.open("wb") as output:
         process = subprocess.Popen(
             [*command, *options],
-            env=senki_env(app_url, owner_url) | {"SENKI_LOG_LEVEL": "warning"},
+            env=senki_env(app_url, owner_url) | {"SENKI_LOG_LEVEL": "warning"} | (env or {}),
             stdout=output,
             stderr=subprocess.STDOUT,
         )
@@ -159,4 +161,30 @@ def test_a_revoked_tokens_stream_closes_and_sigterm_ends_every_stream(
             f"revoked stream ended in {aoi.ended_at - revoked_at:.2f}s, exited in {exited_in:.2f}s"
         )
         assert exited_in < GRACEFUL_TIMEOUT, f"exited after {exited_in:.1f}s"
+        assert "Traceback" not in server.log.read_text()
+
+
+def test_a_client_that_leaves_an_idle_stream_gives_its_slot_back_at_once(
+    app_url: str, owner_url: str, tmp_path: Path
+) -> None:
+    """Nothing is appended and no keep-alive is due: the server learns of the departure from
+    the connection itself (Starlette's disconnect listener under uvicorn), not from a send."""
+    with (
+        senki_serve(app_url, owner_url, tmp_path, {"SENKI_STREAMS_PER_TOKEN": "1"}) as server,
+        httpx.Client(base_url=server.base, timeout=30) as http,
+    ):
+        fight = open_fight(cast(TestClient, http))
+        path = f"/v1/encounters/{fight.id}/stream"
+        headers = auth(fight.token("mio"))
+        with http.stream("GET", path, headers=headers) as held:
+            assert held.status_code == 200
+            with http.stream("GET", path, headers=headers) as refused:
+                assert refused.status_code == 429  # the token's one slot is taken
+        left_at = time.monotonic()
+        while True:
+            with http.stream("GET", path, headers=headers, params={"limit": 1}) as again:
+                if again.status_code == 200:
+                    break
+            assert time.monotonic() - left_at < REVOCATION_BOUND, "the slot was not given back"
+            time.sleep(0.1)
         assert "Traceback" not in server.log.read_text()
