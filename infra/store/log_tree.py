@@ -8,6 +8,11 @@ still that event's chain hash. Each link covers the one before it, so an event r
 relinked anywhere changes the last link, and one removed or inserted changes the count; a row
 edited without relinking breaks the chain, which `senki verify` names. On any disagreement the
 shard signs nothing more and every answer carries the evidence (the first disagreeing leaf).
+That count of the whole log runs without the tree's lock, which every command's answer and
+live page needs for its leaves: it takes time in proportion to the log (a metrics scrape or a
+witness's poll would otherwise hold every command back for it), and what it finds of the
+leaves held stays true as the tree grows, so under the lock only the leaves added since it
+are counted.
 
 Appends never wait for the tree (it is not kept in their transaction): a checkpoint is signed
 on request whenever the log grew, so no checkpoint served is older than the request that read
@@ -95,14 +100,19 @@ class ShardTree:
         self._positions = array("q")
         self._links = bytearray()  # the leaves themselves: each event's chain hash, in order
         self._built = False
-        # Leaves added for a reader (`entries`) since the last check that the leaves held are
-        # still the log's: the next checkpoint or proof checks them before anything is signed.
-        self._unchecked = False
+        # How many of the leaves held were last found to still be the log's first events. A
+        # reader (`entries`) adds leaves without a check; the next checkpoint or proof checks
+        # them before anything is signed.
+        self._checked = 0
+        # The whole-log check (a count of every event) runs without the tree's lock, so the
+        # leaves of a command's answer never wait for it; one such check at a time.
+        self._checking = threading.Lock()
         self._lock = threading.Lock()
         self.broken: Disagreement | None = None
 
     def checkpoint(self) -> str:
         """The latest signed checkpoint, signed now if the log grew since the last one."""
+        self._check_held()
         with self._lock:
             self._sync()
             latest = self._latest_stored()
@@ -123,11 +133,13 @@ class ShardTree:
             return self._sign(0 if latest is None else latest[0])
 
     def consistency(self, first: int, second: int) -> list[bytes]:
+        self._check_held()
         with self._lock:
             self._sync()
             return self._tree.consistency(first, second)
 
     def inclusion(self, position: int, size: int) -> Inclusion:
+        self._check_held()
         with self._lock:
             self._sync()
             index = self._rank(position)
@@ -151,8 +163,7 @@ class ShardTree:
                 if not self._built:
                     self._sync()
                 elif any(p > last for p in positions):
-                    self._extend()
-                    self._unchecked = True
+                    self._extend()  # unchecked: `_checked` stays where it was
             except TreeDisagrees as error:
                 self.broken = error.found
                 return {}
@@ -165,6 +176,7 @@ class ShardTree:
             return found
 
     def tree_size(self) -> int:
+        self._check_held()
         with self._lock:
             self._sync()
             return self._tree.size
@@ -172,6 +184,7 @@ class ShardTree:
     def tree_size_if_built(self) -> int | None:
         """The size now, unless the tree was never built in this process (a build reads the
         whole log: the head route, which everyone polls, never waits for one)."""
+        self._check_held()
         with self._lock:
             if not self._built:
                 return None
@@ -190,12 +203,13 @@ class ShardTree:
                     self._extend()
                     self._check_stored()
                     self._built = True
-                elif self._unchecked or self._head() != (
+                    self._checked = self._tree.size  # read from the log just now
+                elif self._checked < self._tree.size or self._head() != (
                     self._positions[-1] if self._positions else 0
                 ):
-                    self._check_kept()
-                    self._unchecked = False
+                    self._check_kept(since=self._checked)
                     self._extend()
+                    self._checked = self._tree.size  # read from the log just now
             except TreeDisagrees as error:
                 self.broken = error.found
         if self.broken is not None:
@@ -223,23 +237,54 @@ class ShardTree:
             self._positions.append(position)
             self._links += chain_hash
 
-    def _check_kept(self) -> None:
-        """The leaves held still are the log's first events (see the module's docstring)."""
+    def _check_held(self) -> None:
+        """The whole-log check of the leaves held, made without the tree's lock (a count of
+        every event takes time in proportion to the log; readers extend the tree meanwhile).
+        What it finds true stays true of those leaves as the tree grows past them, so under
+        the lock only the leaves added since are checked (`_sync`), a count of those alone;
+        what it finds wrong is left for `_sync`, which checks everything again and names the
+        first difference."""
+        with self._checking:
+            with self._lock:
+                if self.broken is not None or not self._built or not self._positions:
+                    return
+                size, last = self._tree.size, self._positions[-1]
+                leaf, due = self._tree.leaf(size - 1), self._checked < size
+            if not due and self._head() == last:
+                return  # nothing added here or elsewhere since the last check: none due
+            if self._still_kept(size, last, leaf, after=0):
+                with self._lock:
+                    self._checked = max(self._checked, size)
+            else:
+                with self._lock:
+                    self._checked = 0  # `_sync` checks the whole log again, under the lock
+
+    def _check_kept(self, since: int = 0) -> None:
+        """The leaves held still are the log's first events (see the module's docstring),
+        given that the first `since` were found to be moments ago: as many events after
+        leaf `since - 1` up to the last leaf as leaves after it, the last link the same."""
         if not self._positions:
             return
-        last = self._positions[-1]
-        query = SQL(
-            "SELECT count(*) AS n, (SELECT chain_hash FROM {0} WHERE notification_id = %s) "
-            "AS last FROM {0} WHERE notification_id <= %s"
-        ).format(self.shard.table(self.shard.tables.events))
-        with self.shard.datastore.transaction(commit=False) as cursor:
-            cursor.execute(query, (last, last))
-            row = cursor.fetchone()
-        size = self._tree.size
-        kept = row is not None and int(row["n"]) == size and row["last"] is not None
-        if kept and row is not None and leaf_hash(bytes(row["last"])) == self._tree.leaf(size - 1):
+        size, last = self._tree.size, self._positions[-1]
+        after = self._positions[since - 1] if 0 < since <= size else 0
+        counted = size - since if after else size
+        if self._still_kept(counted, last, self._tree.leaf(size - 1), after=after):
             return
         raise self._first_difference()
+
+    def _still_kept(self, leaves: int, last: int, leaf: bytes, *, after: int) -> bool:
+        """Whether the log holds `leaves` events in (after, last], `last`'s link giving
+        `leaf`."""
+        query = SQL(
+            "SELECT count(*) AS n, (SELECT chain_hash FROM {0} WHERE notification_id = %s) "
+            "AS last FROM {0} WHERE notification_id > %s AND notification_id <= %s"
+        ).format(self.shard.table(self.shard.tables.events))
+        with self.shard.datastore.transaction(commit=False) as cursor:
+            cursor.execute(query, (last, after, last))
+            row = cursor.fetchone()
+        if row is None or int(row["n"]) != leaves or row["last"] is None:
+            return False
+        return leaf_hash(bytes(row["last"])) == leaf
 
     def _first_difference(self) -> TreeDisagrees:
         """Walk the whole log beside the tree: the first leaf where they differ."""

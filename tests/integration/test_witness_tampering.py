@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import base64
 import json
+import threading
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,6 +35,7 @@ from infra.services.runtime import Runtime
 from infra.store.bundle import export_bundle, verify_bundle
 from infra.store.bundle_proofs import with_proofs
 from infra.store.chain import ChainRow, link
+from infra.store.log_tree import ShardTree
 from infra.store.migrate import migrate
 from infra.store.note import derive_signer
 from tests.integration.test_audit import small_fight
@@ -253,11 +256,19 @@ def test_the_running_service_refuses_to_sign_once_its_tree_and_log_part(
     assert code == FAILED, evidence
 
 
+@pytest.mark.parametrize(
+    ("tamper", "nth"),
+    [(edit_rechained, 0), (delete, 1)],
+    ids=["rewritten and relinked", "removed"],
+)
 def test_leaves_added_for_a_reader_are_checked_before_the_next_checkpoint_is_signed(
-    witnessed: Witnessed,
+    witnessed: Witnessed, tamper: Callable[[Table], str], nth: int
 ) -> None:
     """A command's answer (or any read) extends the tree past its last leaf without the check
-    of the leaves held; a rewrite made after that is still found before anything is signed."""
+    of the leaves held; an event rewritten, or removed, after that is still found before
+    anything is signed. Under the tree's lock only the leaves added since the last whole-log
+    check are counted: the whole-log count, made without the lock before each checkpoint,
+    is what finds an event removed from among the leaves checked before."""
     t = witnessed.table
     runtime = start_runtime(t.app_url, t.owner_url)
     try:
@@ -266,13 +277,52 @@ def test_leaves_added_for_a_reader_are_checked_before_the_next_checkpoint_is_sig
             _grow(runtime, t.shard)
             head = runtime.ledger.head(shard=t.shard).position
             assert runtime.log_trees.entries(t.shard, [head])  # as a reader's answer asks
-            edit_rechained(t)
+            changed = t.positions[t.version_of("CombatantJoined.v1", nth)]
+            tamper(t)
             refused = client.get(f"/v1/log/{t.shard}/checkpoint")
     finally:
         runtime.close()
     assert refused.status_code == 503, refused.text
-    edited = t.positions[t.version_of("CombatantJoined.v1")]
-    assert refused.json()["evidence"]["position"] == edited
+    assert refused.json()["evidence"]["position"] == changed
+
+
+def test_a_whole_log_check_under_way_holds_no_commands_leaves_back(
+    witnessed: Witnessed, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Given a checkpoint whose count of the whole log is under way (held here), when a command
+    appends and its answer asks for its leaves, then they come at once: the count takes time
+    in proportion to the log, and a metrics scrape or a witness's poll must not stop play."""
+    t = witnessed.table
+    counting, release = threading.Event(), threading.Event()
+    real = ShardTree._still_kept
+
+    def held(tree: ShardTree, *args: Any, **kwargs: Any) -> bool:
+        if kwargs.get("after") == 0:  # the whole-log count
+            counting.set()
+            assert release.wait(30)
+        return real(tree, *args, **kwargs)
+
+    monkeypatch.setattr(ShardTree, "_still_kept", held)
+    runtime = start_runtime(t.app_url, t.owner_url)
+    try:
+        tree = runtime.log_trees.tree(t.shard)
+        assert tree.tree_size() > 0  # built (a build reads and checks the log under the lock)
+        _grow(runtime, t.shard)
+        signing = threading.Thread(target=tree.checkpoint)
+        signing.start()
+        assert counting.wait(30), "the checkpoint did not count the log"
+        _grow(runtime, t.shard)
+        head = runtime.ledger.head(shard=t.shard).position
+        asked = time.monotonic()
+        found = runtime.log_trees.entries(t.shard, [head])
+        waited = time.monotonic() - asked
+        release.set()
+        signing.join(30)
+    finally:
+        release.set()
+        runtime.close()
+    assert head in found
+    assert waited < 5, f"the leaves waited {waited:.1f} s for the count"
 
 
 @pytest.fixture
