@@ -16,6 +16,11 @@ accounted from /proc (psutil) over each measured window: the server's processes 
 PostgreSQL backends of its database; the load generator's own CPU is reported beside it.
 "Tables per core", at the last T within both limits: the commands answered per second of
 server CPU times the table pace (= T ÷ the server cores used, when every table kept the pace).
+Beside each server, a probe commits an empty transaction that holds a transaction id every
+`PROBE_S` on a database of its own in the same cluster (so its CPU is not the server's): a
+commit waits for the WAL to reach the disk, so the probe's slowest commits in a window say
+how long the disk held every commit in it back, whatever the server did (a disk that stalls
+for 100 ms now and then puts command p99 over 50 ms for both servers).
 `--ignore-limits` ramps to `--most` whatever the latencies: the CPU a table costs on a machine
 too busy for the latency limits to say anything about the server; `--viewers 0` leaves the
 streams out, so that what they cost shows by difference.
@@ -40,7 +45,7 @@ import psutil
 import psycopg
 
 from bench.api import free_port, process, sheet
-from bench.common import KEY, Figure, fresh_database, report, server
+from bench.common import KEY, Figure, fresh_database, report, server, with_database
 from bench.lean_http import Connection, ResponseNotUnderstood
 from bench.options import parser, write_figures
 
@@ -49,6 +54,7 @@ COMMAND_P99_MS, VISIBLE_P95_MS = 50.0, 100.0
 HAND_SHARE = 1 / 3
 PLAYERS, VIEWERS = ("p1", "p2", "p3"), ("v1", "v2")
 SETUP_CONCURRENCY = 16
+PROBE_S = 0.1  # between two commits of the disk probe
 
 
 # ---- the live streams ---------------------------------------------------------------------
@@ -238,6 +244,7 @@ class Step:
     postgres_cores: float = 0.0
     generator_cores: float = 0.0
     seconds: float = 0.0
+    commit_probe_ms: list[float] = field(default_factory=list)  # the disk probe's commits
 
     def tables_per_core(self, pace_s: float) -> float:
         """Tables one core of server CPU holds at table pace: the commands it answered per
@@ -279,6 +286,8 @@ class Step:
             "of_which_postgres_cores": self.postgres_cores,
             "generator_cores": self.generator_cores,
             "seconds": self.seconds,
+            "commit_probe_p99_ms": _percentile(self.commit_probe_ms, 0.99),
+            "commit_probe_max_ms": max(self.commit_probe_ms, default=float("nan")),
         }
 
 
@@ -421,6 +430,43 @@ class Load:
         self.playing.clear()
 
 
+# ---- the disk probe -----------------------------------------------------------------------
+
+
+class CommitProbe:
+    """How long a commit waits for the disk, sampled every `PROBE_S` beside the load: an
+    empty transaction made to hold a transaction id (so its commit writes a commit record
+    and waits for the WAL flush, as every command's does) on a database of its own."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.samples: list[tuple[float, float]] = []  # (when it began, ms)
+        self._task: asyncio.Task[None] | None = None
+
+    async def __aenter__(self) -> CommitProbe:
+        conn = await psycopg.AsyncConnection.connect(self.url)
+        self._task = asyncio.create_task(self._run(conn))
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        assert self._task is not None
+        self._task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await self._task
+
+    async def _run(self, conn: psycopg.AsyncConnection[Any]) -> None:
+        async with conn:
+            while True:
+                began = time.perf_counter()
+                async with conn.transaction():
+                    await conn.execute("SELECT pg_current_xact_id()")
+                self.samples.append((began, (time.perf_counter() - began) * 1000))
+                await asyncio.sleep(PROBE_S)
+
+    def within(self, start: float, end: float) -> list[float]:
+        return [ms for at, ms in self.samples if start <= at < end]
+
+
 # ---- CPU accounting -----------------------------------------------------------------------
 
 
@@ -488,8 +534,22 @@ async def ramp(
     tables: list[Table],
     make: Any,
     say: Any,
+    probe_url: str,
 ) -> list[Step]:
     """Raise T until a limit is crossed (or `sizes.most`); the steps measured."""
+    async with CommitProbe(probe_url) as probe:
+        return await _steps(target, accounts, sizes, tables, (make, say, probe))
+
+
+async def _steps(
+    target: Target,
+    accounts: Accounts,
+    sizes: Sizes,
+    tables: list[Table],
+    tools: tuple[Any, Any, CommitProbe],
+) -> list[Step]:
+    """`ramp`'s steps; `tools`: how to make a table, how to say a step, the disk probe."""
+    make, say, probe = tools
     load = Load(target, random.Random(34), sizes.pace_s, VIEWERS[: sizes.viewers])
     steps: list[Step] = []
     wanted = sizes.start
@@ -516,6 +576,7 @@ async def ramp(
             step.server_cores = _spent(servers, servers_after) / elapsed + pg
             step.postgres_cores, step.generator_cores = pg, cpu / elapsed
             step.seconds = elapsed
+            step.commit_probe_ms = probe.within(start, end)
             steps.append(step)
             say(json.dumps({"server": target.kind} | step.summary()))
             if (sizes.enforce and not step.within) or wanted >= sizes.most:
@@ -612,6 +673,7 @@ def run_all(sizes: Sizes, worker_counts: list[int]) -> dict[str, list[Step]]:
                             tables=tables,
                             make=make,
                             say=print,
+                            probe_url=with_database(superuser, "postgres"),
                         )
                     )
     return found

@@ -126,3 +126,6 @@ def test_a_quick_run_reports_every_figure(pg_server: TestServer, tmp_path: Path)
     assert {"senki/1", "bare/1", "senki/2", "bare/2"} == set(steps)
     assert all(s["commands"] > 0 for run in steps.values() for s in run)
     assert all(s["unseen"] == 0 and s["stopped"] == 0 for run in steps.values() for s in run)
+    # And the disk probe's commits beside each step: how long the disk held commits back.
+    probed = [s["commit_probe_max_ms"] for run in steps.values() for s in run]
+    assert all(math.isfinite(ms) and ms > 0 for ms in probed), probed
