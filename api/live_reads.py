@@ -104,7 +104,7 @@ class SharedReads:
     @contextmanager
     def following(self, runtime: Runtime, encounter_id: UUID) -> Iterator[None]:
         """While a live stream follows the encounter: its next page is taken from this
-        process's own appends to it (`_own_append`), not read."""
+        process's own appends to it (`own_append`), not read."""
         with self._lock:
             if not any(told.runtime is runtime for told in self._told):
                 told = _OwnAppends(self, runtime)
